@@ -1,0 +1,58 @@
+/*
+ * test_hist_cpu.c - 01_cpu's variants give the reference histogram on every
+ * size and data kind, alone and split over threads.
+ */
+#include "stage_checks.h"
+
+START_TEST(test_book_loop_matches_reference)
+{
+    check_matrix_case(_i, "");
+}
+END_TEST
+
+START_TEST(test_sub4_matches_reference_on_odd_sizes)
+{
+    check_matrix_case(_i, "--variant sub4");
+}
+END_TEST
+
+START_TEST(test_threads_match_reference)
+{
+    check_matrix_case(_i, "--threads 3");
+}
+END_TEST
+
+START_TEST(test_threads_with_sub4_match_reference)
+{
+    check_matrix_case(_i, "--threads 4 --variant sub4");
+}
+END_TEST
+
+START_TEST(test_more_threads_than_bytes)
+{
+    check_matches_reference(5, DATA_TEXT, 1, "--threads 16");
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s ./hist_cpu\n", argv[0]);
+        return EXIT_FAILED;
+    }
+    set_stage("01_cpu", argv[1]);
+    Suite *suite = suite_create("01_cpu");
+    int checks = 0;
+    suite_add_tcase(suite, usage_tcase(false, &checks));
+    suite_add_tcase(suite, output_tcase(&checks));
+
+    TCase *variants = tcase_create("variants");
+    tcase_set_timeout(variants, 60);
+    tcase_add_loop_test(variants, test_book_loop_matches_reference, 0, MATRIX_CASES);
+    tcase_add_loop_test(variants, test_sub4_matches_reference_on_odd_sizes, 0, MATRIX_CASES);
+    tcase_add_loop_test(variants, test_threads_match_reference, 0, MATRIX_CASES);
+    tcase_add_loop_test(variants, test_threads_with_sub4_match_reference, 0, MATRIX_CASES);
+    tcase_add_test(variants, test_more_threads_than_bytes);
+    suite_add_tcase(suite, variants);
+    return run_suite(suite);
+}

@@ -1,0 +1,43 @@
+# The workbook's top level: every stage is built, run and tested from here.
+# `make help` lists the targets; each stage also builds on its own (make -C 03_shared_atomics).
+
+STAGES      := 01_cpu 02_global_atomics 03_shared_atomics
+CUDA_STAGES := 02_global_atomics 03_shared_atomics
+
+CUDA_HOME ?= /usr/local/cuda
+NVCC      ?= $(CUDA_HOME)/bin/nvcc
+HAVE_NVCC := $(shell command -v $(NVCC) 2>/dev/null)
+BUILDABLE := $(if $(HAVE_NVCC),$(STAGES),$(filter-out $(CUDA_STAGES),$(STAGES)))
+# make test NO_DEPS=1 skips the package check (machines without apt or network)
+DEPS      := $(if $(NO_DEPS),,deps)
+
+.PHONY: all demo test deps help clean $(STAGES)
+
+all: $(BUILDABLE)
+ifeq ($(HAVE_NVCC),)
+	@echo "note: $(NVCC) not found: CUDA stages not built (set CUDA_HOME or NVCC)"
+endif
+
+$(STAGES):
+	$(MAKE) -C $@
+
+demo: $(DEPS) all
+	@plots/demo.sh $(STAGES)
+
+test: $(DEPS) all
+	@common/run-tests.sh common $(BUILDABLE)
+
+deps:
+	@common/deps.sh
+
+help:
+	@echo "make            build every stage (CUDA_ARCH=native or CUDA_ARCH=90 builds faster)"
+	@echo "make demo       run every stage on the book's 100 MiB input, one table"
+	@echo "                (DEMO_ARGS='--size 1G --data skewed' changes the input)"
+	@echo "make test       run every Check suite; GPU checks skip visibly without a GPU"
+	@echo "make deps       install missing Debian packages (apt-get; sudo when not root)"
+	@echo "make clean      remove every build"
+	@echo "make -C 03_shared_atomics run ARGS='--blocks-per-sm 8'   one stage by hand"
+
+clean:
+	for s in common $(STAGES); do $(MAKE) -C $$s clean; done

@@ -1,0 +1,598 @@
+/*
+ * book.c - the host side of book.h: inputs, options, the CPU reference and
+ * the book's verification, timers, and the one result printer.
+ */
+#include "book.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+static const char *program_name = "histogram";
+
+void fail(const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    fprintf(stderr, "%s: ", program_name);
+    vfprintf(stderr, format, args);
+    fputc('\n', stderr);
+    va_end(args);
+    exit(EXIT_FAILED);
+}
+
+static void *checked_malloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1); /* malloc(0) may return NULL */
+    if (!p)
+        fail("out of host memory (wanted %zu bytes)", bytes);
+    return p;
+}
+
+/* ---------------------------------------------------------------- inputs -- */
+
+static const char *const data_names[] = {"uniform", "constant", "skewed", "text", "file"};
+
+const char *data_kind_name(enum data_kind kind)
+{
+    return data_names[kind];
+}
+
+/* splitmix64: tiny, fast, and good enough for test data; the same seed gives
+ * the same stream on every machine, unlike rand(). */
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+void fill_input(enum data_kind kind, unsigned char *buffer, size_t size, uint64_t seed)
+{
+    uint64_t state = seed;
+    switch (kind) {
+    case DATA_UNIFORM:
+        for (size_t i = 0; i < size; i += 8) {
+            uint64_t r = next_random(&state);
+            for (size_t k = 0; k < 8 && i + k < size; k++)
+                buffer[i + k] = (unsigned char)(r >> (8 * k));
+        }
+        break;
+    case DATA_CONSTANT: /* every byte lands in one bin: the worst case for atomics */
+        memset(buffer, (unsigned char)next_random(&state), size);
+        break;
+    case DATA_SKEWED: /* the mean of four uniform bytes: a bell around 127.5, like a photo */
+        for (size_t i = 0; i < size; i++) {
+            uint64_t r = next_random(&state);
+            unsigned sum = (unsigned)(r & 0xff) + ((r >> 8) & 0xff) + ((r >> 16) & 0xff) +
+                           ((r >> 24) & 0xff);
+            buffer[i] = (unsigned char)(sum / 4);
+        }
+        break;
+    case DATA_TEXT: {
+        const size_t length = sizeof TEXT_PHRASE - 1;
+        for (size_t i = 0; i < size; i++)
+            buffer[i] = (unsigned char)TEXT_PHRASE[i % length];
+        break;
+    }
+    case DATA_FILE:
+        fail("fill_input: a file is read, not generated");
+    }
+}
+
+unsigned char *big_random_block(size_t size, uint64_t seed)
+{
+    unsigned char *buffer = checked_malloc(size);
+    fill_input(DATA_UNIFORM, buffer, size, seed);
+    return buffer;
+}
+
+int read_file(const char *path, unsigned char **buffer, size_t *size, char *why, size_t why_len)
+{
+    *buffer = NULL;
+    *size = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(why, why_len, "--file: cannot open '%s': %s", path, strerror(errno));
+        return EXIT_USAGE;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(why, why_len, "--file: '%s' is a directory", path);
+        fclose(f);
+        return EXIT_USAGE;
+    }
+    /* Grow as we read rather than trust the size stat reports: pipes and
+     * /proc files have none, and a file can change under us. */
+    size_t capacity = 1 << 16, length = 0;
+    unsigned char *data = checked_malloc(capacity);
+    for (;;) {
+        if (length == capacity) {
+            if (capacity > MAX_INPUT_BYTES) {
+                snprintf(why, why_len, "--file: '%s' is larger than %zu bytes (bins are 32-bit)",
+                         path, MAX_INPUT_BYTES);
+                free(data);
+                fclose(f);
+                return EXIT_USAGE;
+            }
+            capacity *= 2;
+            unsigned char *bigger = realloc(data, capacity);
+            if (!bigger)
+                fail("out of host memory reading '%s'", path);
+            data = bigger;
+        }
+        size_t got = fread(data + length, 1, capacity - length, f);
+        length += got;
+        if (got == 0)
+            break;
+    }
+    int status = EXIT_OK;
+    if (ferror(f)) {
+        snprintf(why, why_len, "--file: error reading '%s'", path);
+        status = EXIT_FAILED;
+    } else if (length > MAX_INPUT_BYTES) {
+        snprintf(why, why_len, "--file: '%s' is larger than %zu bytes (bins are 32-bit)", path,
+                 MAX_INPUT_BYTES);
+        status = EXIT_USAGE;
+    }
+    fclose(f);
+    if (status != EXIT_OK) {
+        free(data);
+        return status;
+    }
+    *buffer = data;
+    *size = length;
+    return EXIT_OK;
+}
+
+struct input make_input(const struct stage *stage, const struct options *opt)
+{
+    struct input in = {0};
+    if (opt->data == DATA_FILE) {
+        char why[512];
+        int status = read_file(opt->file, &in.buffer, &in.size, why, sizeof why);
+        if (status == EXIT_USAGE)
+            usage_error(stage, why);
+        if (status != EXIT_OK)
+            fail("%s", why);
+        in.name = opt->file;
+        return in;
+    }
+    in.size = opt->size;
+    in.buffer = checked_malloc(in.size);
+    fill_input(opt->data, in.buffer, in.size, opt->seed);
+    in.name = data_kind_name(opt->data);
+    return in;
+}
+
+void free_input(struct input *in)
+{
+    free(in->buffer);
+    in->buffer = NULL;
+}
+
+/* ---------------------------------------------------------------- options -- */
+
+/* A whole unsigned decimal number, nothing before or after it. */
+static bool parse_u64(const char *text, uint64_t *value)
+{
+    if (!isdigit((unsigned char)text[0]))
+        return false; /* strtoull would accept " 5", "+5" and "-5" */
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno == ERANGE || *end != '\0')
+        return false;
+    *value = v;
+    return true;
+}
+
+static int option_error(struct options *opt, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    vsnprintf(opt->why, sizeof opt->why, format, args);
+    va_end(args);
+    return EXIT_USAGE;
+}
+
+/* --size: bytes, with binary K, M and G suffixes (100M = 104857600). */
+static int parse_size(struct options *opt, const char *text)
+{
+    size_t len = strlen(text);
+    uint64_t scale = 1;
+    char digits[32];
+    if (len > 0 && len < sizeof digits) {
+        switch (toupper((unsigned char)text[len - 1])) {
+        case 'K': scale = 1ull << 10; len--; break;
+        case 'M': scale = 1ull << 20; len--; break;
+        case 'G': scale = 1ull << 30; len--; break;
+        }
+    }
+    uint64_t count;
+    if (len == 0 || len >= sizeof digits)
+        return option_error(opt, "--size: '%s' is not a size in bytes (e.g. 1000, 64K, 100M)", text);
+    memcpy(digits, text, len);
+    digits[len] = '\0';
+    if (!parse_u64(digits, &count))
+        return option_error(opt, "--size: '%s' is not a size in bytes (e.g. 1000, 64K, 100M)", text);
+    if (count > MAX_INPUT_BYTES / scale || count * scale > MAX_INPUT_BYTES)
+        return option_error(opt, "--size: '%s' is too large: at most %zu bytes, as bins are 32-bit",
+                            text, MAX_INPUT_BYTES);
+    opt->size = (size_t)(count * scale);
+    opt->size_given = true;
+    return EXIT_OK;
+}
+
+static int parse_int(struct options *opt, const char *name, const char *text, long min, long max,
+                     long *value)
+{
+    uint64_t v;
+    if (!parse_u64(text, &v))
+        return option_error(opt, "%s: '%s' is not a whole number", name, text);
+    if (v < (uint64_t)min || v > (uint64_t)max)
+        return option_error(opt, "%s: %s is out of range (%ld to %ld)", name, text, min, max);
+    *value = (long)v;
+    return EXIT_OK;
+}
+
+static int parse_data(struct options *opt, const char *text)
+{
+    for (int kind = DATA_UNIFORM; kind < DATA_FILE; kind++) {
+        if (strcmp(text, data_names[kind]) == 0) {
+            opt->data = (enum data_kind)kind;
+            opt->data_given = true;
+            return EXIT_OK;
+        }
+    }
+    return option_error(opt, "--data: '%s' is not one of uniform, constant, skewed, text", text);
+}
+
+static int parse_variant(struct options *opt, const struct stage *stage, const char *text)
+{
+    for (int i = 0; stage->variants[i]; i++) {
+        if (strcmp(text, stage->variants[i]) == 0) {
+            opt->variant = i;
+            return EXIT_OK;
+        }
+    }
+    return option_error(opt, "--variant: '%s' is not a variant of %s", text, stage->program);
+}
+
+static int parse_one(struct options *opt, const struct stage *stage, const char *name,
+                     const char *value)
+{
+    long n;
+    int status;
+    if (strcmp(name, "--size") == 0)
+        return parse_size(opt, value);
+    if (strcmp(name, "--data") == 0)
+        return parse_data(opt, value);
+    if (strcmp(name, "--file") == 0) {
+        if (value[0] == '\0')
+            return option_error(opt, "--file: the path is empty");
+        opt->file = value;
+        return EXIT_OK;
+    }
+    if (strcmp(name, "--seed") == 0) {
+        if (!parse_u64(value, &opt->seed))
+            return option_error(opt, "--seed: '%s' is not a whole number", value);
+        return EXIT_OK;
+    }
+    if (strcmp(name, "--reps") == 0) {
+        status = parse_int(opt, name, value, 1, 100000, &n);
+        opt->reps = (int)n;
+        return status;
+    }
+    if (strcmp(name, "--threads") == 0) {
+        status = parse_int(opt, name, value, 1, 1024, &n);
+        opt->threads = (int)n;
+        return status;
+    }
+    if (strcmp(name, "--variant") == 0 && stage->variants)
+        return parse_variant(opt, stage, value);
+    if (strcmp(name, "--blocks") == 0 && stage->gpu)
+        return parse_int(opt, name, value, 1, INT32_MAX, &opt->blocks);
+    if (strcmp(name, "--blocks-per-sm") == 0 && stage->gpu) {
+        status = parse_int(opt, name, value, 1, 1024, &n);
+        opt->blocks_per_sm = (int)n;
+        return status;
+    }
+    return option_error(opt, "unknown option '%s'", name);
+}
+
+static bool takes_value(const char *name)
+{
+    static const char *const with_value[] = {"--size",   "--data",    "--file",
+                                             "--seed",   "--reps",    "--threads",
+                                             "--blocks", "--variant", "--blocks-per-sm"};
+    for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
+        if (strcmp(name, with_value[i]) == 0)
+            return true;
+    return false;
+}
+
+int parse_options(int argc, char **argv, const struct stage *stage, struct options *opt)
+{
+    *opt = (struct options){.size = DEFAULT_SIZE, .data = DATA_UNIFORM, .seed = DEFAULT_SEED,
+                            .reps = DEFAULT_REPS};
+    for (int i = 1; i < argc; i++) {
+        char name[64];
+        const char *arg = argv[i], *value = NULL;
+        const char *equals = strchr(arg, '=');
+        if (strncmp(arg, "--", 2) != 0)
+            return option_error(opt, "unexpected argument '%s'", arg);
+        if (equals && (size_t)(equals - arg) < sizeof name) { /* --size=100M */
+            memcpy(name, arg, (size_t)(equals - arg));
+            name[equals - arg] = '\0';
+            value = equals + 1;
+        } else {
+            snprintf(name, sizeof name, "%s", arg);
+        }
+        if (strcmp(name, "--help") == 0 || strcmp(name, "--bins") == 0 ||
+            strcmp(name, "--csv") == 0) {
+            if (value)
+                return option_error(opt, "%s takes no value", name);
+            opt->help |= name[2] == 'h';
+            opt->bins |= name[2] == 'b';
+            opt->csv |= name[2] == 'c';
+            continue;
+        }
+        if (!takes_value(name))
+            return option_error(opt, "unknown option '%s'", arg);
+        if (!value) {
+            if (i + 1 >= argc)
+                return option_error(opt, "%s needs a value", name);
+            value = argv[++i];
+        }
+        int status = parse_one(opt, stage, name, value);
+        if (status != EXIT_OK)
+            return status;
+    }
+    if (opt->blocks && opt->blocks_per_sm)
+        return option_error(opt, "--blocks and --blocks-per-sm both set the grid: give one");
+    if (opt->file && (opt->data_given || opt->size_given))
+        return option_error(opt, "--file sets the data and its size: drop --data and --size");
+    if (opt->bins && opt->csv)
+        return option_error(opt, "--bins and --csv cannot be combined: the CSV would break");
+    if (opt->file) {
+        /* A missing file is a usage error, found before any GPU is touched. */
+        struct stat st;
+        if (stat(opt->file, &st) != 0)
+            return option_error(opt, "--file: cannot open '%s': %s", opt->file, strerror(errno));
+        if (S_ISDIR(st.st_mode))
+            return option_error(opt, "--file: '%s' is a directory", opt->file);
+        opt->data = DATA_FILE;
+    }
+    return EXIT_OK;
+}
+
+void print_usage(FILE *out, const struct stage *stage)
+{
+    fprintf(out, "usage: %s [options]\n%s: %s\n\n", stage->program, stage->dir, stage->summary);
+    fputs("  --size N          bytes of input; K, M, G are powers of 1024 (default 100M)\n"
+          "  --data KIND       uniform (default), constant, skewed or text\n"
+          "  --file PATH       histogram of a file's bytes instead of generated data\n"
+          "  --seed N          seed of the generated data (default 1)\n"
+          "  --reps N          timed runs after one warm-up; the median is reported (default 10)\n",
+          out);
+    if (stage->gpu)
+        fputs("  --blocks N        blocks in the grid (default: 2 per SM, the book's choice)\n"
+              "  --blocks-per-sm K blocks in the grid = K x the GPU's SM count\n"
+              "  --threads T       threads per block (default 256)\n",
+              out);
+    else
+        fputs("  --threads N       CPU threads, each with a private histogram (default 1)\n", out);
+    if (stage->variants) {
+        fprintf(out, "  --variant NAME    ");
+        for (int i = 0; stage->variants[i]; i++)
+            fprintf(out, "%s%s%s", i ? ", " : "", stage->variants[i], i ? "" : " (default)");
+        fputc('\n', out);
+    }
+    fputs("  --bins            print all 256 bins, one '<bin>: <count>' line each\n"
+          "  --csv             print a CSV header and one row instead of the report\n"
+          "  --help            print this help\n\n"
+          "exit status: 0 verified, 1 error or wrong result, 2 bad usage, 77 cannot run here\n",
+          out);
+}
+
+void usage_error(const struct stage *stage, const char *why)
+{
+    fprintf(stderr, "%s: %s\n", stage->program, why);
+    print_usage(stderr, stage);
+    exit(EXIT_USAGE);
+}
+
+struct options options_or_exit(int argc, char **argv, const struct stage *stage)
+{
+    struct options opt;
+    program_name = stage->program;
+    if (parse_options(argc, argv, stage, &opt) != EXIT_OK)
+        usage_error(stage, opt.why);
+    if (opt.help) {
+        print_usage(stdout, stage);
+        exit(EXIT_OK);
+    }
+    return opt;
+}
+
+/* ------------------------------------------------------ reference, checks -- */
+
+void cpu_histogram(const unsigned char *buffer, size_t size, unsigned int histo[BINS])
+{
+    memset(histo, 0, BINS * sizeof histo[0]);
+    for (size_t i = 0; i < size; i++)
+        histo[buffer[i]]++;
+}
+
+uint64_t histogram_sum(const unsigned int histo[BINS])
+{
+    uint64_t sum = 0;
+    for (int bin = 0; bin < BINS; bin++)
+        sum += histo[bin];
+    return sum;
+}
+
+int verify_histogram(const unsigned char *buffer, size_t size, const unsigned int histo[BINS],
+                     const char *what, FILE *report)
+{
+    int64_t left[BINS]; /* signed and wide: a bin may go below zero */
+    for (int bin = 0; bin < BINS; bin++)
+        left[bin] = histo[bin];
+    for (size_t i = 0; i < size; i++)
+        left[buffer[i]]--;
+    int wrong = 0;
+    for (int bin = 0; bin < BINS; bin++) {
+        if (left[bin] == 0)
+            continue;
+        wrong++;
+        if (report)
+            fprintf(report, "%s: %s: bin %d holds %u, the CPU counts %" PRId64 "\n",
+                    program_name, what, bin, histo[bin], (int64_t)histo[bin] - left[bin]);
+    }
+    return wrong;
+}
+
+/* ----------------------------------------------------------------- timing -- */
+
+double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double median(double *samples, int count)
+{
+    qsort(samples, (size_t)count, sizeof samples[0], compare_doubles);
+    return count % 2 ? samples[count / 2] : (samples[count / 2 - 1] + samples[count / 2]) / 2;
+}
+
+double median_ms(timed_run run, void *context, int reps)
+{
+    for (int i = 0; i < WARMUP_RUNS; i++) /* first-touch, caches, clocks, lazy loading */
+        run(context);
+    double *samples = checked_malloc((size_t)reps * sizeof *samples);
+    for (int i = 0; i < reps; i++)
+        samples[i] = run(context);
+    double m = median(samples, reps);
+    free(samples);
+    return m;
+}
+
+double gb_per_s(size_t bytes, double ms)
+{
+    return ms > 0 ? bytes / (ms * 1e6) : 0;
+}
+
+/* ---------------------------------------------------------------- results -- */
+
+static void print_csv_text(FILE *out, const char *text)
+{
+    if (!strpbrk(text, ",\"\r\n")) {
+        fputs(text, out);
+        return;
+    }
+    fputc('"', out);
+    for (const char *c = text; *c; c++) {
+        if (*c == '"')
+            fputc('"', out);
+        fputc(*c, out);
+    }
+    fputc('"', out);
+}
+
+void print_csv_row(FILE *out, const struct csv_row *row)
+{
+    const char *texts[] = {row->stage, row->impl, row->device, row->data};
+    for (int i = 0; i < 4; i++) {
+        print_csv_text(out, texts[i]);
+        fputc(',', out);
+    }
+    fprintf(out, "%zu,%" PRIu64 ",%ld,%d,%d,%.4f,%.4f,%.3f,%s\n", row->bytes, row->seed, row->blocks,
+            row->threads, row->reps, row->kernel_ms, row->total_ms,
+            gb_per_s(row->bytes, row->kernel_ms), row->verified ? "yes" : "no");
+}
+
+int report_result(const struct stage *stage, const struct options *opt, const struct input *in,
+                  const struct result *r)
+{
+    int wrong = verify_histogram(in->buffer, in->size, r->histo, "result", stderr);
+    if (r->kernel_histo)
+        wrong += verify_histogram(in->buffer, in->size, r->kernel_histo, "kernel-only result",
+                                  stderr);
+    bool verified = wrong == 0;
+    bool generated = opt->data != DATA_FILE;
+
+    if (opt->csv) {
+        struct csv_row row = {stage->dir,    r->impl,    r->device,    in->name,
+                              in->size,      generated ? opt->seed : 0,
+                              r->blocks,     r->threads, opt->reps,    r->kernel_ms,
+                              r->total_ms,   verified};
+        puts(CSV_HEADER);
+        print_csv_row(stdout, &row);
+    } else {
+        printf("%s: %s\n", stage->dir, stage->summary);
+        printf("impl:       %s\n", r->impl);
+        printf("device:     %s\n", r->device);
+        if (generated)
+            printf("input:      %s, %zu bytes, seed %" PRIu64 "\n", in->name, in->size, opt->seed);
+        else
+            printf("input:      file %s, %zu bytes\n", in->name, in->size);
+        if (stage->gpu)
+            printf("launch:     %ld blocks x %d threads\n", r->blocks, r->threads);
+        else
+            printf("threads:    %d\n", r->threads);
+        printf("Histogram Sum: %" PRIu64 "\n", histogram_sum(r->histo));
+        printf("kernel only: %10.3f ms %9.2f GB/s  (median of %d runs after %d warm-up)\n",
+               r->kernel_ms, gb_per_s(in->size, r->kernel_ms), opt->reps, WARMUP_RUNS);
+        printf("end to end:  %10.3f ms %9.2f GB/s  (%s)\n", r->total_ms,
+               gb_per_s(in->size, r->total_ms),
+               stage->gpu ? "allocate, copy in, memset, kernel, copy out"
+                          : "the same: on the CPU nothing is copied");
+        printf("verified:   %s\n", verified ? "yes, every bin matches the CPU" : "NO");
+    }
+    if (opt->bins)
+        for (int bin = 0; bin < BINS; bin++)
+            printf("%d: %u\n", bin, r->histo[bin]);
+    if (!verified) {
+        fprintf(stderr, "%s: verification FAILED: %d bins differ from the CPU reference\n",
+                stage->program, wrong);
+        return EXIT_FAILED;
+    }
+    return EXIT_OK;
+}
+
+const char *cpu_name(void)
+{
+    static char name[256] = "CPU";
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return name;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (strncmp(line, "model name", 10) == 0 && colon) {
+            char *start = colon + 1;
+            while (*start == ' ' || *start == '\t')
+                start++;
+            start[strcspn(start, "\n")] = '\0';
+            snprintf(name, sizeof name, "%s", start);
+            break;
+        }
+    }
+    fclose(f);
+    return name;
+}

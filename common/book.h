@@ -1,0 +1,250 @@
+/*
+ * book.h - what every stage of the workbook needs, written once.
+ *
+ * The book's own helpers (HANDLE_ERROR, big_random_block) and what a fair,
+ * honest benchmark adds to them: the other inputs, the CPU reference and the
+ * book's verification, timers with a warm-up and a median, and one option
+ * parser and one result printer, so that every stage has the same face.
+ *
+ * Host code is C11. The CUDA part at the bottom is seen only by nvcc and by
+ * book_gpu.c, which is compiled with -DBOOK_CUDA.
+ */
+#ifndef BOOK_H
+#define BOOK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BINS 256 /* one bin per possible byte value */
+
+/* The exit status of every stage. 77 is the automake convention for "skipped". */
+enum exit_status { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_CANNOT_RUN = 77 };
+
+/* Bins are 32-bit counters, as in the book, so no input may be longer than this. */
+#define MAX_INPUT_BYTES ((size_t)UINT32_MAX)
+#define DEFAULT_SIZE ((size_t)100 * 1024 * 1024) /* the book's 100 MB */
+#define DEFAULT_SEED 1
+#define DEFAULT_REPS 10
+#define WARMUP_RUNS 1
+#define TEXT_PHRASE "Programming with CUDA C" /* the book's figure 9.1 */
+
+/* ---------------------------------------------------------------- stages -- */
+
+/* What a stage tells the shared parser and printer about itself. */
+struct stage {
+    const char *dir;              /* "03_shared_atomics": the CSV's stage column */
+    const char *program;          /* "hist_gpu_shmem_atomics" */
+    const char *summary;          /* what this stage teaches, in one line */
+    bool gpu;                     /* --threads means threads per block; --blocks exists */
+    const char *const *variants;  /* NULL-terminated --variant names, the first is the
+                                     default; NULL when the stage has only one */
+};
+
+/* ---------------------------------------------------------------- inputs -- */
+
+enum data_kind { DATA_UNIFORM, DATA_CONSTANT, DATA_SKEWED, DATA_TEXT, DATA_FILE };
+
+const char *data_kind_name(enum data_kind kind);
+
+/* The book's helper, made reproducible: the same seed gives the same bytes. */
+unsigned char *big_random_block(size_t size, uint64_t seed);
+
+/* Fills buffer with size bytes of a generated kind (not DATA_FILE). */
+void fill_input(enum data_kind kind, unsigned char *buffer, size_t size, uint64_t seed);
+
+/* Reads a whole file, trusting nothing about it. Returns EXIT_OK, or EXIT_USAGE
+ * (missing, a directory, too large) or EXIT_FAILED (a read error) with a
+ * one-line reason in why. */
+int read_file(const char *path, unsigned char **buffer, size_t *size, char *why, size_t why_len);
+
+/* ---------------------------------------------------------------- options -- */
+
+struct options {
+    size_t size;
+    bool size_given;
+    enum data_kind data;
+    bool data_given;
+    const char *file; /* set when --file was given; data is then DATA_FILE */
+    uint64_t seed;
+    int reps;
+    long blocks;       /* 0: the stage's default */
+    int blocks_per_sm; /* 0: the stage's default */
+    int threads;       /* 0: the stage's default */
+    int variant;       /* index into stage->variants */
+    bool bins;
+    bool csv;
+    bool help;
+    char why[256]; /* the reason, when parse_options returns EXIT_USAGE */
+};
+
+/* Returns EXIT_OK, or EXIT_USAGE with a one-line reason in opt->why. */
+int parse_options(int argc, char **argv, const struct stage *stage, struct options *opt);
+
+/* What every main calls: parse, or print the reason and the usage and exit 2
+ * (--help prints the usage and exits 0). */
+struct options options_or_exit(int argc, char **argv, const struct stage *stage);
+
+void print_usage(FILE *out, const struct stage *stage);
+
+/* Reports a usage error the one way every stage does, and exits 2. */
+void usage_error(const struct stage *stage, const char *why);
+
+/* Prints "program: message" on stderr and exits 1: for runtime errors. */
+void fail(const char *format, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 1, 2), noreturn))
+#endif
+    ;
+
+struct input {
+    unsigned char *buffer;
+    size_t size;
+    const char *name; /* "uniform", ... or the file's path: the CSV's data column */
+};
+
+/* The input the options ask for, or a reason and exit 2 (or 1). */
+struct input make_input(const struct stage *stage, const struct options *opt);
+void free_input(struct input *in);
+
+/* ------------------------------------------------------ reference, checks -- */
+
+/* The plain single loop: the reference every result is checked against. */
+void cpu_histogram(const unsigned char *buffer, size_t size, unsigned int histo[BINS]);
+
+uint64_t histogram_sum(const unsigned int histo[BINS]);
+
+/* The book's check: take every byte of the input away from its bin; a right
+ * histogram ends with every bin at 0. Prints each bin that does not to report
+ * (if not NULL), labelled with what, and returns how many bins are wrong. */
+int verify_histogram(const unsigned char *buffer, size_t size, const unsigned int histo[BINS],
+                     const char *what, FILE *report);
+
+/* ----------------------------------------------------------------- timing -- */
+
+double now_ms(void); /* a monotonic host clock, in milliseconds */
+
+/* Sorts samples in place and returns their median. */
+double median(double *samples, int count);
+
+/* One run of the measured work; returns the milliseconds it took by its own clock. */
+typedef double (*timed_run)(void *context);
+
+/* WARMUP_RUNS untimed runs, then reps timed ones; returns their median. */
+double median_ms(timed_run run, void *context, int reps);
+
+/* Bytes over milliseconds, in GB/s (10^9 bytes per second). */
+double gb_per_s(size_t bytes, double ms);
+
+/* ---------------------------------------------------------------- results -- */
+
+struct result {
+    const char *impl;   /* the variant that ran */
+    const char *device; /* GPU or CPU name */
+    long blocks;        /* 0 on the CPU */
+    int threads;        /* threads per block, or CPU threads */
+    double kernel_ms;   /* the histogram alone */
+    double total_ms;    /* what a user waits for: allocations and copies included */
+    const unsigned int *histo;        /* the end-to-end result */
+    const unsigned int *kernel_histo; /* the last kernel-only run's result, or NULL */
+};
+
+/* Verifies, prints the report (or the CSV header and row) and the bins if asked;
+ * returns EXIT_OK, or EXIT_FAILED when a bin is wrong. */
+int report_result(const struct stage *stage, const struct options *opt, const struct input *in,
+                  const struct result *r);
+
+#define CSV_HEADER                                                                                 \
+    "stage,impl,device,data,bytes,seed,blocks,threads,reps,kernel_ms,total_ms,gbps,verified"
+
+struct csv_row {
+    const char *stage, *impl, *device, *data;
+    size_t bytes;
+    uint64_t seed;
+    long blocks;
+    int threads, reps;
+    double kernel_ms, total_ms;
+    bool verified;
+};
+
+/* One CSV line; text fields with a comma or a quote are quoted as RFC 4180 says. */
+void print_csv_row(FILE *out, const struct csv_row *row);
+
+/* The CPU's model name, for the device column of CPU stages. */
+const char *cpu_name(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+/* ------------------------------------------------------------------- CUDA -- */
+#if defined(__CUDACC__) || defined(BOOK_CUDA)
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Every CUDA call goes through this; after a kernel launch, check
+ * cudaGetLastError() with it too. A failure prints file:line, the call and
+ * the error in words, and exits 1. */
+void cuda_failed(cudaError_t err, const char *call, const char *file, int line);
+#define HANDLE_ERROR(call)                                                                         \
+    do {                                                                                           \
+        cudaError_t err_ = (call);                                                                 \
+        if (err_ != cudaSuccess)                                                                   \
+            cuda_failed(err_, #call, __FILE__, __LINE__);                                          \
+    } while (0)
+
+struct gpu {
+    int id;
+    char name[256];
+    int sm_count;
+    int max_threads_per_block;
+    int max_blocks; /* the grid's x limit */
+};
+
+/* The first CUDA device, or a one-line reason and exit 77 when there is none. */
+struct gpu open_gpu(const struct stage *stage);
+
+struct launch {
+    long blocks;
+    int threads;
+};
+
+/* The book's launch (blocks_per_sm x SMs blocks of threads threads) unless
+ * --blocks, --blocks-per-sm or --threads say otherwise; exits 2 for a shape
+ * this GPU cannot launch. */
+struct launch choose_launch(const struct stage *stage, const struct options *opt,
+                            const struct gpu *gpu, int blocks_per_sm, int threads);
+
+/* Launches the stage's kernel over dev_buffer into dev_histo (already zeroed). */
+typedef void (*histo_launcher)(const unsigned char *dev_buffer, size_t size,
+                               unsigned int *dev_histo, struct launch launch);
+
+struct gpu_times {
+    double kernel_ms;
+    double total_ms;
+};
+
+/* Times the stage the two honest ways, each a median over opt->reps after a
+ * warm-up: kernel only (CUDA events around the launch, the input already on
+ * the GPU), and end to end (what the book timed: allocate, copy in, memset,
+ * kernel, copy out). Leaves the last end-to-end result in histo and the last
+ * kernel-only result in kernel_histo, for report_result to verify. */
+struct gpu_times time_gpu_histogram(const struct stage *stage, const struct options *opt,
+                                    const struct input *in, struct launch launch,
+                                    histo_launcher launch_histo, unsigned int histo[BINS],
+                                    unsigned int kernel_histo[BINS]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CUDA */
+
+#endif /* BOOK_H */

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the workbook uses, when they are missing:
+# Check (unit tests), gnuplot (plots), the OpenCL ICD loader, headers and PoCL.
+# The CUDA toolkit is not among them: it comes from NVIDIA, not from Debian.
+set -euo pipefail
+
+packages=(check pkg-config gnuplot-nox ocl-icd-opencl-dev opencl-headers pocl-opencl-icd)
+
+if ! command -v dpkg-query >/dev/null; then
+    echo "deps: not a Debian system: install ${packages[*]} (or their equivalents) by hand"
+    exit 0
+fi
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+    echo "deps: every package is installed"
+    exit 0
+fi
+
+install="apt-get install -y --no-install-recommends ${missing[*]}"
+if [ "$(id -u)" -eq 0 ]; then
+    sudo=""
+elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+    sudo="sudo"
+else
+    echo "deps: missing ${missing[*]}; install them with:"
+    echo "    sudo apt-get update && sudo $install"
+    exit 1
+fi
+echo "deps: installing ${missing[*]}"
+if ! { $sudo apt-get update -q && DEBIAN_FRONTEND=noninteractive $sudo $install; } >/tmp/workbook-deps.log 2>&1; then
+    tail -5 /tmp/workbook-deps.log
+    echo "deps: apt-get failed (log: /tmp/workbook-deps.log); install ${missing[*]} by hand," \
+         "or skip this check with NO_DEPS=1"
+    exit 1
+fi
+echo "deps: installed ${missing[*]}"

@@ -1,0 +1,29 @@
+# common/flags.mk - compilers and flags, set once for every stage and test.
+#
+# Knobs: CUDA_ARCH='75 80 86 89 90' (default; adds PTX for the last), CUDA_ARCH=native
+# or CUDA_ARCH=90 to build faster, CUDA_HOME, WERROR=1, CHECK_CFLAGS/CHECK_LIBS.
+
+COMMON    := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
+BUILD     := build
+
+CC        ?= cc
+CFLAGS    ?= -O2 -g
+WARNINGS  := -Wall -Wextra $(if $(WERROR),-Werror)
+HOST_C    := -std=c11 -D_POSIX_C_SOURCE=200809L $(WARNINGS) -I$(COMMON)
+
+CUDA_HOME ?= /usr/local/cuda
+NVCC      ?= $(CUDA_HOME)/bin/nvcc
+CUDA_ARCH ?= 75 80 86 89 90
+ifeq ($(CUDA_ARCH),native)
+GENCODE   := -arch=native
+else
+GENCODE   := $(foreach a,$(CUDA_ARCH),-gencode arch=compute_$(a),code=sm_$(a)) \
+             -gencode arch=compute_$(lastword $(CUDA_ARCH)),code=compute_$(lastword $(CUDA_ARCH))
+endif
+NVCCFLAGS ?= -O3 -lineinfo
+NVCC_ALL  := -std=c++17 $(GENCODE) -I$(COMMON) -Xcompiler -Wall,-Wextra \
+             $(if $(WERROR),-Werror all-warnings -Xcompiler -Werror)
+
+CHECK_CFLAGS ?= $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS   ?= $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -pthread)
+

@@ -1,0 +1,52 @@
+/*
+ * stage_checks.h - what every stage's Check suite shares. The suites run the
+ * stage's real program, as a student would, and compare the bins it prints
+ * with the CPU reference computed here, in the test.
+ */
+#ifndef STAGE_CHECKS_H
+#define STAGE_CHECKS_H
+
+#include "book.h"
+
+#include <check.h>
+
+/* The program under test and the stage directory it reports (argv[1] of the suite). */
+void set_stage(const char *stage_dir, const char *program_path);
+
+struct stage_output {
+    int exit_status; /* -1 when the program did not exit normally */
+    unsigned int bins[BINS];
+    int bins_printed;
+    bool has_sum;
+    uint64_t sum;
+    bool says_verified;
+    char out[8192]; /* the start of stdout */
+    char err[4096]; /* the start of stderr */
+};
+
+/* Runs the program with args (shell words) and reads what it prints. */
+void run_stage(const char *args, struct stage_output *o);
+
+/* Runs the program on a generated input, with --bins, and asserts exit 0,
+ * 256 bins equal to cpu_histogram's, the sum and the "verified" line. */
+void check_matches_reference(size_t size, enum data_kind kind, uint64_t seed,
+                             const char *extra_args);
+
+/* The input matrix every stage is checked on: each size with each data kind. */
+#define MATRIX_SIZES 9
+#define MATRIX_CASES (MATRIX_SIZES * 4)
+void check_matrix_case(int i, const char *extra_args);
+
+/* Test cases every stage shares. Each adds to *checks the number of checks it holds. */
+TCase *usage_tcase(bool gpu_stage, int *checks);  /* bad usage exits 2, --help exits 0 */
+TCase *output_tcase(int *checks); /* --csv, --size 0, --file, the default input */
+TCase *gpu_tcase(int *checks);    /* the matrix, launch overrides, past 2 GiB */
+
+/* Adds the case when the program can run here; otherwise prints why and counts
+ * its checks as skipped. A stage that cannot run exits 77. */
+void add_if_runnable(Suite *suite, TCase *tc, int checks);
+
+/* Runs the suite and prints Check's summary, then a SKIPPED line if any were. */
+int run_suite(Suite *suite);
+
+#endif

@@ -1,0 +1,478 @@
+/*
+ * test_book.c - the shared helpers behave as every stage relies on: inputs,
+ * file reading, the option parser, the book's verification, timing and CSV.
+ */
+#include "book.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const test_variants[] = {"book", "sub4", NULL};
+static const struct stage cpu_stage = {"01_cpu", "hist_cpu", "test", false, test_variants};
+static const struct stage gpu_stage = {"03_shared_atomics", "hist_gpu_shmem_atomics", "test",
+                                       true, NULL};
+
+/* ----------------------------------------------------------------- inputs -- */
+
+START_TEST(test_every_kind_is_deterministic_per_seed)
+{
+    enum data_kind kind = (enum data_kind)_i;
+    unsigned char a[4099], b[4099];
+    fill_input(kind, a, sizeof a, 42);
+    fill_input(kind, b, sizeof b, 42);
+    ck_assert_mem_eq(a, b, sizeof a);
+}
+END_TEST
+
+START_TEST(test_different_seeds_give_different_random_bytes)
+{
+    unsigned char a[4096], b[4096];
+    fill_input(_i ? DATA_SKEWED : DATA_UNIFORM, a, sizeof a, 1);
+    fill_input(_i ? DATA_SKEWED : DATA_UNIFORM, b, sizeof b, 2);
+    ck_assert(memcmp(a, b, sizeof a) != 0);
+}
+END_TEST
+
+START_TEST(test_big_random_block_is_uniform_data)
+{
+    unsigned char expected[1001];
+    fill_input(DATA_UNIFORM, expected, sizeof expected, 5);
+    unsigned char *block = big_random_block(sizeof expected, 5);
+    ck_assert_mem_eq(block, expected, sizeof expected);
+    free(block);
+}
+END_TEST
+
+static unsigned int *histogram_of(enum data_kind kind, size_t size, uint64_t seed)
+{
+    static unsigned int histo[BINS];
+    unsigned char *buffer = malloc(size);
+    ck_assert(buffer != NULL);
+    fill_input(kind, buffer, size, seed);
+    cpu_histogram(buffer, size, histo);
+    free(buffer);
+    return histo;
+}
+
+START_TEST(test_uniform_fills_every_bin_evenly)
+{
+    const size_t size = 1 << 20; /* 4096 per bin expected; sd 64 */
+    unsigned int *histo = histogram_of(DATA_UNIFORM, size, 3);
+    for (int bin = 0; bin < BINS; bin++)
+        ck_assert_msg(histo[bin] > 3686 && histo[bin] < 4506, "bin %d: %u", bin, histo[bin]);
+}
+END_TEST
+
+START_TEST(test_constant_fills_one_bin)
+{
+    unsigned int *histo = histogram_of(DATA_CONSTANT, 100000, 11);
+    int full = 0;
+    for (int bin = 0; bin < BINS; bin++)
+        full += histo[bin] == 100000;
+    ck_assert_int_eq(full, 1);
+    ck_assert_uint_eq(histogram_sum(histo), 100000);
+}
+END_TEST
+
+START_TEST(test_skewed_is_bell_shaped_around_the_middle)
+{
+    const size_t size = 1 << 20;
+    unsigned int *histo = histogram_of(DATA_SKEWED, size, 4);
+    uint64_t middle = 0, tails = 0, low = 0;
+    for (int bin = 0; bin < BINS; bin++) {
+        if (bin >= 96 && bin < 160)
+            middle += histo[bin];
+        if (bin < 32 || bin >= 224)
+            tails += histo[bin];
+        if (bin < 128)
+            low += histo[bin];
+    }
+    ck_assert_msg(middle > size * 55 / 100, "middle quarter holds only %llu",
+                  (unsigned long long)middle);
+    ck_assert_msg(tails < size / 100, "outer quarter holds %llu", (unsigned long long)tails);
+    ck_assert_msg(low > size * 48 / 100 && low < size * 52 / 100, "not symmetric: %llu below 128",
+                  (unsigned long long)low);
+    /* rises to the peak, then falls: compare sums of 16-bin steps */
+    for (int step = 0; step < 8; step++) {
+        uint64_t left = 0, right = 0;
+        for (int k = 0; k < 16; k++) {
+            left += histo[step * 16 + k];
+            right += histo[255 - step * 16 - k];
+        }
+        uint64_t next_left = 0, next_right = 0;
+        for (int k = 0; k < 16 && step < 7; k++) {
+            next_left += histo[(step + 1) * 16 + k];
+            next_right += histo[255 - (step + 1) * 16 - k];
+        }
+        if (step < 7)
+            ck_assert_msg(next_left > left && next_right > right, "not rising at step %d", step);
+    }
+}
+END_TEST
+
+START_TEST(test_text_counts_match_the_phrase)
+{
+    const char *phrase = TEXT_PHRASE;
+    const size_t length = strlen(phrase), copies = 1000;
+    unsigned int *histo = histogram_of(DATA_TEXT, length * copies + 4, 0);
+    unsigned int expected[BINS] = {0};
+    for (size_t i = 0; i < length; i++)
+        expected[(unsigned char)phrase[i]] += copies;
+    for (size_t i = 0; i < 4; i++) /* the last, partial copy: "Prog" */
+        expected[(unsigned char)phrase[i]]++;
+    ck_assert_mem_eq(histo, expected, sizeof expected);
+    ck_assert_uint_eq(expected['r'], 2 * copies + 1); /* two in each phrase, one in "Prog" */
+}
+END_TEST
+
+/* ------------------------------------------------------------------ files -- */
+
+static void write_temp(char *path, const void *bytes, size_t size)
+{
+    int fd = mkstemp(path);
+    ck_assert(fd >= 0);
+    ck_assert_int_eq(write(fd, bytes, size), (ssize_t)size);
+    close(fd);
+}
+
+START_TEST(test_read_file_returns_every_byte)
+{
+    static unsigned char bytes[200003]; /* more than one read, less than two buffers */
+    for (size_t i = 0; i < sizeof bytes; i++)
+        bytes[i] = (unsigned char)(i * 7 + 3);
+    char path[] = "/tmp/book_file_XXXXXX";
+    write_temp(path, bytes, sizeof bytes);
+    unsigned char *got;
+    size_t size;
+    char why[256];
+    ck_assert_int_eq(read_file(path, &got, &size, why, sizeof why), EXIT_OK);
+    unlink(path);
+    ck_assert_uint_eq(size, sizeof bytes);
+    ck_assert_mem_eq(got, bytes, size);
+    free(got);
+}
+END_TEST
+
+START_TEST(test_read_file_of_an_empty_file_gives_zero_bytes)
+{
+    char path[] = "/tmp/book_file_XXXXXX";
+    write_temp(path, "", 0);
+    unsigned char *got;
+    size_t size = 99;
+    char why[256];
+    ck_assert_int_eq(read_file(path, &got, &size, why, sizeof why), EXIT_OK);
+    unlink(path);
+    ck_assert_uint_eq(size, 0);
+    free(got);
+}
+END_TEST
+
+START_TEST(test_read_file_rejects_missing_files_and_directories)
+{
+    unsigned char *got;
+    size_t size;
+    char why[256];
+    ck_assert_int_eq(read_file("/nonexistent/x.bin", &got, &size, why, sizeof why), EXIT_USAGE);
+    ck_assert_msg(strstr(why, "/nonexistent/x.bin") != NULL, "why: %s", why);
+    ck_assert_ptr_null(got);
+    ck_assert_int_eq(read_file("/tmp", &got, &size, why, sizeof why), EXIT_USAGE);
+    ck_assert_msg(strstr(why, "is a directory") != NULL, "why: %s", why);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- options -- */
+
+static int parse(const struct stage *stage, struct options *opt, const char *args)
+{
+    char copy[512], *argv[32] = {"program"};
+    int argc = 1;
+    snprintf(copy, sizeof copy, "%s", args);
+    for (char *word = strtok(copy, " "); word && argc < 31; word = strtok(NULL, " "))
+        argv[argc++] = word;
+    return parse_options(argc, argv, stage, opt);
+}
+
+START_TEST(test_defaults_reproduce_the_book)
+{
+    struct options opt;
+    ck_assert_int_eq(parse(&gpu_stage, &opt, ""), EXIT_OK);
+    ck_assert_uint_eq(opt.size, 104857600);
+    ck_assert_int_eq(opt.data, DATA_UNIFORM);
+    ck_assert_int_eq(opt.reps, DEFAULT_REPS);
+    ck_assert(opt.blocks == 0 && opt.blocks_per_sm == 0 && opt.threads == 0);
+    ck_assert(!opt.bins && !opt.csv && !opt.help);
+}
+END_TEST
+
+struct good_size {
+    const char *args;
+    size_t size;
+};
+static const struct good_size good_sizes[] = {
+    {"--size 0", 0},           {"--size 1000003", 1000003}, {"--size 1K", 1024},
+    {"--size 100M", 104857600}, {"--size=3g", 3221225472u}, {"--size 4194303K", 4294966272u},
+    {"--size 4294967295", 4294967295u},
+};
+
+START_TEST(test_sizes_take_binary_suffixes)
+{
+    struct options opt;
+    ck_assert_int_eq(parse(&gpu_stage, &opt, good_sizes[_i].args), EXIT_OK);
+    ck_assert_uint_eq(opt.size, good_sizes[_i].size);
+}
+END_TEST
+
+START_TEST(test_every_option_is_read)
+{
+    struct options opt;
+    ck_assert_int_eq(parse(&gpu_stage, &opt,
+                           "--data constant --seed 99 --reps 3 --blocks 7 --threads 64 --bins"),
+                     EXIT_OK);
+    ck_assert_int_eq(opt.data, DATA_CONSTANT);
+    ck_assert_uint_eq(opt.seed, 99);
+    ck_assert_int_eq(opt.reps, 3);
+    ck_assert_int_eq(opt.blocks, 7);
+    ck_assert_int_eq(opt.threads, 64);
+    ck_assert(opt.bins);
+    ck_assert_int_eq(parse(&gpu_stage, &opt, "--blocks-per-sm 16 --csv --data=text"), EXIT_OK);
+    ck_assert_int_eq(opt.blocks_per_sm, 16);
+    ck_assert(opt.csv);
+    ck_assert_int_eq(opt.data, DATA_TEXT);
+    ck_assert_int_eq(parse(&cpu_stage, &opt, "--variant sub4 --threads 8"), EXIT_OK);
+    ck_assert_int_eq(opt.variant, 1);
+    ck_assert_int_eq(opt.threads, 8);
+    ck_assert_int_eq(parse(&cpu_stage, &opt, "--file /etc/passwd"), EXIT_OK);
+    ck_assert_int_eq(opt.data, DATA_FILE);
+}
+END_TEST
+
+struct bad_option {
+    const struct stage *stage;
+    const char *args;
+    const char *reason;
+};
+static const struct bad_option bad_options[] = {
+    {&gpu_stage, "--size", "--size needs a value"},
+    {&gpu_stage, "--size abc", "not a size"},
+    {&gpu_stage, "--size 12Q", "not a size"},
+    {&gpu_stage, "--size -1", "not a size"},
+    {&gpu_stage, "--size +1", "not a size"},
+    {&gpu_stage, "--size 1.5M", "not a size"},
+    {&gpu_stage, "--size K", "not a size"},
+    {&gpu_stage, "--size 4G", "too large"},
+    {&gpu_stage, "--size 4294967296", "too large"},
+    {&gpu_stage, "--size 99999999999999999999999", "not a size"},
+    {&gpu_stage, "--size 18014398509481984K", "too large"},
+    {&gpu_stage, "--data random", "--data: 'random'"},
+    {&gpu_stage, "--seed x", "--seed: 'x'"},
+    {&gpu_stage, "--seed 99999999999999999999999", "--seed"},
+    {&gpu_stage, "--reps 0", "out of range"},
+    {&gpu_stage, "--reps 1000001", "out of range"},
+    {&gpu_stage, "--reps 5x", "not a whole number"},
+    {&gpu_stage, "--threads 0", "out of range"},
+    {&gpu_stage, "--threads 1025", "out of range"},
+    {&gpu_stage, "--blocks 0", "out of range"},
+    {&gpu_stage, "--blocks 2147483648", "out of range"},
+    {&gpu_stage, "--blocks-per-sm 0", "out of range"},
+    {&gpu_stage, "--blocks 8 --blocks-per-sm 2", "give one"},
+    {&gpu_stage, "--variant sub4", "unknown option '--variant'"},
+    {&gpu_stage, "--bins=yes", "takes no value"},
+    {&gpu_stage, "--bins --csv", "cannot be combined"},
+    {&gpu_stage, "--file /etc/passwd --data text", "drop --data"},
+    {&gpu_stage, "--file /etc/passwd --size 5", "drop --data and --size"},
+    {&gpu_stage, "--file /no/such/file", "cannot open '/no/such/file'"},
+    {&gpu_stage, "--file /tmp", "is a directory"},
+    {&gpu_stage, "--file=", "the path is empty"},
+    {&gpu_stage, "-s 5", "unexpected argument '-s'"},
+    {&gpu_stage, "--sizes 5", "unknown option '--sizes'"},
+    {&cpu_stage, "--blocks 4", "unknown option '--blocks'"},
+    {&cpu_stage, "--blocks-per-sm 4", "unknown option '--blocks-per-sm'"},
+    {&cpu_stage, "--variant fast", "--variant: 'fast' is not a variant of hist_cpu"},
+};
+#define BAD_OPTIONS ((int)(sizeof bad_options / sizeof bad_options[0]))
+
+START_TEST(test_every_bad_value_is_a_usage_error_with_a_reason)
+{
+    struct options opt;
+    const struct bad_option *bad = &bad_options[_i];
+    ck_assert_msg(parse(bad->stage, &opt, bad->args) == EXIT_USAGE, "'%s' accepted", bad->args);
+    ck_assert_msg(strstr(opt.why, bad->reason) != NULL, "'%s': reason '%s' lacks '%s'", bad->args,
+                  opt.why, bad->reason);
+    ck_assert_msg(strchr(opt.why, '\n') == NULL, "reason is not one line: %s", opt.why);
+}
+END_TEST
+
+START_TEST(test_options_or_exit_exits_2_on_bad_usage)
+{
+    char *argv[] = {"program", "--reps", "zero", NULL};
+    freopen("/dev/null", "w", stderr);
+    options_or_exit(3, argv, &gpu_stage);
+}
+END_TEST
+
+START_TEST(test_help_exits_0)
+{
+    char *argv[] = {"program", "--help", NULL};
+    freopen("/dev/null", "w", stdout);
+    options_or_exit(2, argv, &cpu_stage);
+}
+END_TEST
+
+/* ----------------------------------------------------------- verification -- */
+
+START_TEST(test_verification_passes_a_right_histogram)
+{
+    unsigned char *buffer = big_random_block(100000, 8);
+    unsigned int histo[BINS];
+    cpu_histogram(buffer, 100000, histo);
+    ck_assert_int_eq(verify_histogram(buffer, 100000, histo, "test", NULL), 0);
+    free(buffer);
+}
+END_TEST
+
+START_TEST(test_verification_catches_a_planted_wrong_bin)
+{
+    unsigned char *buffer = big_random_block(100000, 8);
+    unsigned int histo[BINS];
+    cpu_histogram(buffer, 100000, histo);
+    histo[65]++;
+    histo[200] -= 3;
+    FILE *report = tmpfile();
+    ck_assert_int_eq(verify_histogram(buffer, 100000, histo, "gpu", report), 2);
+    char text[512] = {0};
+    rewind(report);
+    fread(text, 1, sizeof text - 1, report);
+    fclose(report);
+    ck_assert_msg(strstr(text, "bin 65 holds") && strstr(text, "bin 200 holds"), "%s", text);
+    free(buffer);
+}
+END_TEST
+
+START_TEST(test_verification_catches_a_histogram_of_zeros)
+{
+    unsigned char byte = 7;
+    unsigned int histo[BINS] = {0};
+    ck_assert_int_eq(verify_histogram(&byte, 1, histo, "gpu", NULL), 1);
+    ck_assert_int_eq(verify_histogram(&byte, 0, histo, "gpu", NULL), 0);
+}
+END_TEST
+
+/* --------------------------------------------------------- timing and CSV -- */
+
+START_TEST(test_median_of_odd_and_even_counts)
+{
+    double odd[] = {5, 1, 3}, even[] = {4, 1, 3, 2}, one[] = {7};
+    ck_assert_double_eq(median(odd, 3), 3);
+    ck_assert_double_eq(median(even, 4), 2.5);
+    ck_assert_double_eq(median(one, 1), 7);
+}
+END_TEST
+
+static double counted_run(void *context)
+{
+    int *calls = context;
+    return (double)++*calls; /* the runs "take" 1, 2, 3, ... ms */
+}
+
+START_TEST(test_median_ms_warms_up_then_takes_the_median)
+{
+    int calls = 0;
+    double m = median_ms(counted_run, &calls, 5);
+    ck_assert_int_eq(calls, WARMUP_RUNS + 5);
+    ck_assert_double_eq(m, WARMUP_RUNS + 3); /* the warm-up's 1 ms is not counted */
+}
+END_TEST
+
+START_TEST(test_gb_per_s_is_bytes_over_time)
+{
+    ck_assert_double_eq_tol(gb_per_s(104857600, 1.0), 104.8576, 1e-9);
+    ck_assert_double_eq(gb_per_s(100, 0), 0);
+}
+END_TEST
+
+static void csv_line(const struct csv_row *row, char *text, size_t size)
+{
+    FILE *f = tmpfile();
+    print_csv_row(f, row);
+    rewind(f);
+    size_t got = fread(text, 1, size - 1, f);
+    text[got] = '\0';
+    fclose(f);
+}
+
+START_TEST(test_csv_row_has_every_column_in_order)
+{
+    struct csv_row row = {"03_shared_atomics", "shared-atomics", "NVIDIA H100", "uniform",
+                          104857600, 1, 264, 256, 10, 0.5, 30.25, true};
+    char text[512];
+    csv_line(&row, text, sizeof text);
+    ck_assert_str_eq(text, "03_shared_atomics,shared-atomics,NVIDIA H100,uniform,104857600,1,"
+                           "264,256,10,0.5000,30.2500,209.715,yes\n");
+    int commas = 0;
+    for (const char *c = CSV_HEADER; *c; c++)
+        commas += *c == ',';
+    ck_assert_int_eq(commas, 12);
+}
+END_TEST
+
+START_TEST(test_csv_quotes_text_with_commas_and_quotes)
+{
+    struct csv_row row = {"01_cpu", "book", "Intel, Inc. \"Core\"", "my,file.bin", 3, 0, 0, 1,
+                          1, 1.0, 1.0, false};
+    char text[512];
+    csv_line(&row, text, sizeof text);
+    ck_assert_str_eq(text, "01_cpu,book,\"Intel, Inc. \"\"Core\"\"\",\"my,file.bin\",3,0,0,1,1,"
+                           "1.0000,1.0000,0.000,no\n");
+}
+END_TEST
+
+int main(void)
+{
+    Suite *suite = suite_create("common");
+    TCase *inputs = tcase_create("inputs");
+    tcase_add_loop_test(inputs, test_every_kind_is_deterministic_per_seed, DATA_UNIFORM,
+                        DATA_FILE);
+    tcase_add_loop_test(inputs, test_different_seeds_give_different_random_bytes, 0, 2);
+    tcase_add_test(inputs, test_big_random_block_is_uniform_data);
+    tcase_add_test(inputs, test_uniform_fills_every_bin_evenly);
+    tcase_add_test(inputs, test_constant_fills_one_bin);
+    tcase_add_test(inputs, test_skewed_is_bell_shaped_around_the_middle);
+    tcase_add_test(inputs, test_text_counts_match_the_phrase);
+    tcase_add_test(inputs, test_read_file_returns_every_byte);
+    tcase_add_test(inputs, test_read_file_of_an_empty_file_gives_zero_bytes);
+    tcase_add_test(inputs, test_read_file_rejects_missing_files_and_directories);
+    suite_add_tcase(suite, inputs);
+
+    TCase *options = tcase_create("options");
+    tcase_add_test(options, test_defaults_reproduce_the_book);
+    tcase_add_loop_test(options, test_sizes_take_binary_suffixes, 0,
+                        (int)(sizeof good_sizes / sizeof good_sizes[0]));
+    tcase_add_test(options, test_every_option_is_read);
+    tcase_add_loop_test(options, test_every_bad_value_is_a_usage_error_with_a_reason, 0,
+                        BAD_OPTIONS);
+    tcase_add_exit_test(options, test_options_or_exit_exits_2_on_bad_usage, EXIT_USAGE);
+    tcase_add_exit_test(options, test_help_exits_0, EXIT_OK);
+    suite_add_tcase(suite, options);
+
+    TCase *checks = tcase_create("verification");
+    tcase_add_test(checks, test_verification_passes_a_right_histogram);
+    tcase_add_test(checks, test_verification_catches_a_planted_wrong_bin);
+    tcase_add_test(checks, test_verification_catches_a_histogram_of_zeros);
+    suite_add_tcase(suite, checks);
+
+    TCase *results = tcase_create("timing and csv");
+    tcase_add_test(results, test_median_of_odd_and_even_counts);
+    tcase_add_test(results, test_median_ms_warms_up_then_takes_the_median);
+    tcase_add_test(results, test_gb_per_s_is_bytes_over_time);
+    tcase_add_test(results, test_csv_row_has_every_column_in_order);
+    tcase_add_test(results, test_csv_quotes_text_with_commas_and_quotes);
+    suite_add_tcase(suite, results);
+
+    SRunner *runner = srunner_create(suite);
+    srunner_run_all(runner, CK_ENV);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed ? EXIT_FAILED : EXIT_OK;
+}

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# make demo: runs every stage on the same input (the book's 100 MiB of random
+# bytes unless DEMO_ARGS says otherwise) and prints one table, side by side.
+# A stage that cannot run here is listed as skipped, with its reason.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+demo_args=${DEMO_ARGS:-}
+threads=$(nproc 2>/dev/null || echo 2)
+
+# What to run for each stage: the program, then one line of options per row.
+runs_of() {
+    case $1 in
+    01_cpu) echo "01_cpu/hist_cpu|"
+            echo "01_cpu/hist_cpu|--variant sub4"
+            echo "01_cpu/hist_cpu|--variant sub4 --threads $threads" ;;
+    02_global_atomics) echo "02_global_atomics/hist_gpu_gmem_atomics|" ;;
+    03_shared_atomics) echo "03_shared_atomics/hist_gpu_shmem_atomics|"
+                       echo "03_shared_atomics/hist_gpu_shmem_atomics|--blocks-per-sm 16" ;;
+    esac
+}
+
+# Splits one CSV line (RFC 4180 quoting) into the array FIELDS.
+split_csv() {
+    local line=$1 field="" quoted=0 c i
+    FIELDS=()
+    for ((i = 0; i < ${#line}; i++)); do
+        c=${line:i:1}
+        if ((quoted)); then
+            if [[ $c == '"' && ${line:i+1:1} == '"' ]]; then field+='"'; ((i++))
+            elif [[ $c == '"' ]]; then quoted=0
+            else field+=$c; fi
+        else
+            case $c in
+            '"') quoted=1 ;;
+            ,) FIELDS+=("$field"); field="" ;;
+            *) field+=$c ;;
+            esac
+        fi
+    done
+    FIELDS+=("$field")
+}
+
+row_format="%-18s %-15s %-7s %-26s %12s %12s %9s  %s\n"
+failures=0
+table=$(mktemp) err=$(mktemp)
+trap 'rm -f "$table" "$err"' EXIT
+for stage in "$@"; do
+    while IFS='|' read -r program options; do
+        echo "running $program $options $demo_args" >&2
+        if [ ! -x "$program" ]; then
+            printf "%-18s skipped: %s was not built (see make's notes above)\n" "$stage" "$program" >>"$table"
+            break
+        fi
+        # shellcheck disable=SC2086 # options are words on purpose
+        csv=$("$program" $options $demo_args --csv 2>"$err")
+        status=$?
+        if [ $status -eq 77 ]; then
+            printf "%-18s skipped: %s\n" "$stage" "$(head -1 "$err" | sed 's/^[^:]*: //')" >>"$table"
+            break # the stage's other rows would say the same
+        fi
+        row=$(echo "$csv" | sed -n 2p)
+        if [ $status -ne 0 ] || [ -z "$row" ]; then
+            printf "%-18s FAILED (exit %d): %s\n" "$stage" $status "$(head -1 "$err")" >>"$table"
+            failures=$((failures + 1))
+            continue
+        fi
+        split_csv "$row" # stage,impl,device,data,bytes,seed,blocks,threads,reps,kernel,total,gbps,verified
+        shape="${FIELDS[7]}t"
+        [ "${FIELDS[6]}" = 0 ] || shape="${FIELDS[6]}x${FIELDS[7]}"
+        printf "$row_format" "${FIELDS[0]}" "${FIELDS[1]}" "$shape" "${FIELDS[2]:0:26}" \
+            "${FIELDS[9]}" "${FIELDS[10]}" "${FIELDS[11]}" "${FIELDS[12]}" >>"$table"
+    done < <(runs_of "$stage")
+done
+
+echo
+book_input="the book's 100 MiB of uniform random bytes"
+echo "input: ${demo_args:-$book_input}; median of repeats after a warm-up"
+printf "$row_format" stage impl launch device "kernel ms" "end-to-end ms" "GB/s" verified
+cat "$table"
+echo "(launch: blocks x threads on a GPU, CPU threads as Nt; GB/s: input bytes over kernel time)"
+[ $failures -eq 0 ]
