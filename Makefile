@@ -19,7 +19,7 @@ ifeq ($(HAVE_NVCC),)
 endif
 
 $(STAGES):
-	$(MAKE) -C $@
+	@$(MAKE) --no-print-directory -C $@
 
 demo: $(DEPS) all
 	@plots/demo.sh $(STAGES)

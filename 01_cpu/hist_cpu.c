@@ -116,8 +116,12 @@ int main(int argc, char **argv)
     struct cpu_run run = {&in, variant_functions[opt.variant], opt.threads ? opt.threads : 1, {0}};
     double ms = median_ms(histogram_once, &run, opt.reps);
 
-    struct result result = {.impl = variants[opt.variant], .device = cpu_name(), .blocks = 0,
-                            .threads = run.threads, .kernel_ms = ms, .total_ms = ms,
+    struct result result = {.impl = variants[opt.variant],
+                            .device = cpu_name(),
+                            .blocks = 0,
+                            .threads = run.threads,
+                            .kernel_ms = ms,
+                            .total_ms = ms,
                             .histo = run.histo};
     int status = report_result(&stage, &opt, &in, &result);
     free_input(&in);

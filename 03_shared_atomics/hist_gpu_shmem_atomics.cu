@@ -53,8 +53,14 @@ int main(int argc, char **argv)
     struct gpu_times times =
         time_gpu_histogram(&stage, &opt, &in, launch, launch_histo, histo, kernel_histo);
 
-    struct result result = {"shared-atomics", gpu.name,        launch.blocks, launch.threads,
-                            times.kernel_ms,  times.total_ms,  histo,         kernel_histo};
+    struct result result = {.impl = "shared-atomics",
+                            .device = gpu.name,
+                            .blocks = launch.blocks,
+                            .threads = launch.threads,
+                            .kernel_ms = times.kernel_ms,
+                            .total_ms = times.total_ms,
+                            .histo = histo,
+                            .kernel_histo = kernel_histo};
     int status = report_result(&stage, &opt, &in, &result);
     free_input(&in);
     return status;

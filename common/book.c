@@ -70,8 +70,8 @@ void fill_input(enum data_kind kind, unsigned char *buffer, size_t size, uint64_
     case DATA_SKEWED: /* the mean of four uniform bytes: a bell around 127.5, like a photo */
         for (size_t i = 0; i < size; i++) {
             uint64_t r = next_random(&state);
-            unsigned sum = (unsigned)(r & 0xff) + ((r >> 8) & 0xff) + ((r >> 16) & 0xff) +
-                           ((r >> 24) & 0xff);
+            unsigned sum =
+                (unsigned)(r & 0xff) + ((r >> 8) & 0xff) + ((r >> 16) & 0xff) + ((r >> 24) & 0xff);
             buffer[i] = (unsigned char)(sum / 4);
         }
         break;
@@ -210,18 +210,29 @@ static int parse_size(struct options *opt, const char *text)
     char digits[32];
     if (len > 0 && len < sizeof digits) {
         switch (toupper((unsigned char)text[len - 1])) {
-        case 'K': scale = 1ull << 10; len--; break;
-        case 'M': scale = 1ull << 20; len--; break;
-        case 'G': scale = 1ull << 30; len--; break;
+        case 'K':
+            scale = 1ull << 10;
+            len--;
+            break;
+        case 'M':
+            scale = 1ull << 20;
+            len--;
+            break;
+        case 'G':
+            scale = 1ull << 30;
+            len--;
+            break;
         }
     }
     uint64_t count;
     if (len == 0 || len >= sizeof digits)
-        return option_error(opt, "--size: '%s' is not a size in bytes (e.g. 1000, 64K, 100M)", text);
+        return option_error(opt, "--size: '%s' is not a size in bytes (e.g. 1000, 64K, 100M)",
+                            text);
     memcpy(digits, text, len);
     digits[len] = '\0';
     if (!parse_u64(digits, &count))
-        return option_error(opt, "--size: '%s' is not a size in bytes (e.g. 1000, 64K, 100M)", text);
+        return option_error(opt, "--size: '%s' is not a size in bytes (e.g. 1000, 64K, 100M)",
+                            text);
     if (count > MAX_INPUT_BYTES / scale || count * scale > MAX_INPUT_BYTES)
         return option_error(opt, "--size: '%s' is too large: at most %zu bytes, as bins are 32-bit",
                             text, MAX_INPUT_BYTES);
@@ -320,8 +331,8 @@ static bool takes_value(const char *name)
 
 int parse_options(int argc, char **argv, const struct stage *stage, struct options *opt)
 {
-    *opt = (struct options){.size = DEFAULT_SIZE, .data = DATA_UNIFORM, .seed = DEFAULT_SEED,
-                            .reps = DEFAULT_REPS};
+    *opt = (struct options){
+        .size = DEFAULT_SIZE, .data = DATA_UNIFORM, .seed = DEFAULT_SEED, .reps = DEFAULT_REPS};
     for (int i = 1; i < argc; i++) {
         char name[64];
         const char *arg = argv[i], *value = NULL;
@@ -453,8 +464,8 @@ int verify_histogram(const unsigned char *buffer, size_t size, const unsigned in
             continue;
         wrong++;
         if (report)
-            fprintf(report, "%s: %s: bin %d holds %u, the CPU counts %" PRId64 "\n",
-                    program_name, what, bin, histo[bin], (int64_t)histo[bin] - left[bin]);
+            fprintf(report, "%s: %s: bin %d holds %u, the CPU counts %" PRId64 "\n", program_name,
+                    what, bin, histo[bin], (int64_t)histo[bin] - left[bin]);
     }
     return wrong;
 }
@@ -521,8 +532,8 @@ void print_csv_row(FILE *out, const struct csv_row *row)
         print_csv_text(out, texts[i]);
         fputc(',', out);
     }
-    fprintf(out, "%zu,%" PRIu64 ",%ld,%d,%d,%.4f,%.4f,%.3f,%s\n", row->bytes, row->seed, row->blocks,
-            row->threads, row->reps, row->kernel_ms, row->total_ms,
+    fprintf(out, "%zu,%" PRIu64 ",%ld,%d,%d,%.4f,%.4f,%.3f,%s\n", row->bytes, row->seed,
+            row->blocks, row->threads, row->reps, row->kernel_ms, row->total_ms,
             gb_per_s(row->bytes, row->kernel_ms), row->verified ? "yes" : "no");
 }
 
@@ -531,16 +542,15 @@ int report_result(const struct stage *stage, const struct options *opt, const st
 {
     int wrong = verify_histogram(in->buffer, in->size, r->histo, "result", stderr);
     if (r->kernel_histo)
-        wrong += verify_histogram(in->buffer, in->size, r->kernel_histo, "kernel-only result",
-                                  stderr);
+        wrong +=
+            verify_histogram(in->buffer, in->size, r->kernel_histo, "kernel-only result", stderr);
     bool verified = wrong == 0;
     bool generated = opt->data != DATA_FILE;
 
     if (opt->csv) {
-        struct csv_row row = {stage->dir,    r->impl,    r->device,    in->name,
-                              in->size,      generated ? opt->seed : 0,
-                              r->blocks,     r->threads, opt->reps,    r->kernel_ms,
-                              r->total_ms,   verified};
+        struct csv_row row = {
+            stage->dir, r->impl,    r->device, in->name,     in->size,    generated ? opt->seed : 0,
+            r->blocks,  r->threads, opt->reps, r->kernel_ms, r->total_ms, verified};
         puts(CSV_HEADER);
         print_csv_row(stdout, &row);
     } else {

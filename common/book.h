@@ -28,22 +28,22 @@ enum exit_status { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_CANNOT_RUN
 
 /* Bins are 32-bit counters, as in the book, so no input may be longer than this. */
 #define MAX_INPUT_BYTES ((size_t)UINT32_MAX)
-#define DEFAULT_SIZE ((size_t)100 * 1024 * 1024) /* the book's 100 MB */
-#define DEFAULT_SEED 1
-#define DEFAULT_REPS 10
-#define WARMUP_RUNS 1
-#define TEXT_PHRASE "Programming with CUDA C" /* the book's figure 9.1 */
+#define DEFAULT_SIZE    ((size_t)100 * 1024 * 1024) /* the book's 100 MB */
+#define DEFAULT_SEED    1
+#define DEFAULT_REPS    10
+#define WARMUP_RUNS     1
+#define TEXT_PHRASE     "Programming with CUDA C" /* the book's figure 9.1 */
 
 /* ---------------------------------------------------------------- stages -- */
 
 /* What a stage tells the shared parser and printer about itself. */
 struct stage {
-    const char *dir;              /* "03_shared_atomics": the CSV's stage column */
-    const char *program;          /* "hist_gpu_shmem_atomics" */
-    const char *summary;          /* what this stage teaches, in one line */
-    bool gpu;                     /* --threads means threads per block; --blocks exists */
-    const char *const *variants;  /* NULL-terminated --variant names, the first is the
-                                     default; NULL when the stage has only one */
+    const char *dir;             /* "03_shared_atomics": the CSV's stage column */
+    const char *program;         /* "hist_gpu_shmem_atomics" */
+    const char *summary;         /* what this stage teaches, in one line */
+    bool gpu;                    /* --threads means threads per block; --blocks exists */
+    const char *const *variants; /* NULL-terminated --variant names, the first is the
+                                    default; NULL when the stage has only one */
 };
 
 /* ---------------------------------------------------------------- inputs -- */
@@ -144,12 +144,12 @@ double gb_per_s(size_t bytes, double ms);
 /* ---------------------------------------------------------------- results -- */
 
 struct result {
-    const char *impl;   /* the variant that ran */
-    const char *device; /* GPU or CPU name */
-    long blocks;        /* 0 on the CPU */
-    int threads;        /* threads per block, or CPU threads */
-    double kernel_ms;   /* the histogram alone */
-    double total_ms;    /* what a user waits for: allocations and copies included */
+    const char *impl;                 /* the variant that ran */
+    const char *device;               /* GPU or CPU name */
+    long blocks;                      /* 0 on the CPU */
+    int threads;                      /* threads per block, or CPU threads */
+    double kernel_ms;                 /* the histogram alone */
+    double total_ms;                  /* what a user waits for: allocations and copies included */
     const unsigned int *histo;        /* the end-to-end result */
     const unsigned int *kernel_histo; /* the last kernel-only run's result, or NULL */
 };

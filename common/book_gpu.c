@@ -46,12 +46,12 @@ struct launch choose_launch(const struct stage *stage, const struct options *opt
     if (opt->blocks)
         launch.blocks = opt->blocks;
     else
-        launch.blocks = (long)(opt->blocks_per_sm ? opt->blocks_per_sm : blocks_per_sm) *
-                        gpu->sm_count;
+        launch.blocks =
+            (long)(opt->blocks_per_sm ? opt->blocks_per_sm : blocks_per_sm) * gpu->sm_count;
     char why[256];
     if (launch.threads > gpu->max_threads_per_block) {
-        snprintf(why, sizeof why, "--threads: %.200s takes at most %d threads per block",
-                 gpu->name, gpu->max_threads_per_block);
+        snprintf(why, sizeof why, "--threads: %.200s takes at most %d threads per block", gpu->name,
+                 gpu->max_threads_per_block);
         usage_error(stage, why);
     }
     if (launch.blocks > gpu->max_blocks) {
@@ -102,8 +102,8 @@ static double end_to_end_once(void *context)
     HANDLE_ERROR(cudaMalloc((void **)&dev_histo, BINS * sizeof(unsigned int)));
     HANDLE_ERROR(cudaMemset(dev_histo, 0, BINS * sizeof(unsigned int)));
     run->launch_histo(dev_buffer, size, dev_histo, run->launch);
-    HANDLE_ERROR(cudaMemcpy(run->histo, dev_histo, BINS * sizeof(unsigned int),
-                            cudaMemcpyDeviceToHost));
+    HANDLE_ERROR(
+        cudaMemcpy(run->histo, dev_histo, BINS * sizeof(unsigned int), cudaMemcpyDeviceToHost));
     double ms = now_ms() - start;
     HANDLE_ERROR(cudaFree(dev_buffer));
     HANDLE_ERROR(cudaFree(dev_histo));
@@ -128,8 +128,7 @@ struct gpu_times time_gpu_histogram(const struct stage *stage, const struct opti
                                     histo_launcher launch_histo, unsigned int histo[BINS],
                                     unsigned int kernel_histo[BINS])
 {
-    struct gpu_run run = {.in = in, .launch = launch, .launch_histo = launch_histo,
-                          .histo = histo};
+    struct gpu_run run = {.in = in, .launch = launch, .launch_histo = launch_histo, .histo = histo};
     struct gpu_times times;
     require_gpu_memory(stage, in->size);
 

@@ -21,7 +21,7 @@ GENCODE   := $(foreach a,$(CUDA_ARCH),-gencode arch=compute_$(a),code=sm_$(a)) \
              -gencode arch=compute_$(lastword $(CUDA_ARCH)),code=compute_$(lastword $(CUDA_ARCH))
 endif
 NVCCFLAGS ?= -O3 -lineinfo
-NVCC_ALL  := -std=c++17 $(GENCODE) -I$(COMMON) -Xcompiler -Wall,-Wextra \
+NVCC_ALL  := -std=c++20 $(GENCODE) -I$(COMMON) -Xcompiler -Wall,-Wextra \
              $(if $(WERROR),-Werror all-warnings -Xcompiler -Werror)
 
 CHECK_CFLAGS ?= $(shell pkg-config --cflags check 2>/dev/null)

@@ -42,12 +42,14 @@ split_csv() {
 }
 
 row_format="%-18s %-15s %-7s %-26s %12s %12s %9s  %s\n"
-failures=0
+failures=0 done_runs=0
+total_runs=$(for stage in "$@"; do runs_of "$stage"; done | wc -l)
 table=$(mktemp) err=$(mktemp)
 trap 'rm -f "$table" "$err"' EXIT
 for stage in "$@"; do
     while IFS='|' read -r program options; do
-        echo "running $program $options $demo_args" >&2
+        done_runs=$((done_runs + 1))
+        echo "[$done_runs/$total_runs] $program $options $demo_args" >&2
         if [ ! -x "$program" ]; then
             printf "%-18s skipped: %s was not built (see make's notes above)\n" "$stage" "$program" >>"$table"
             break

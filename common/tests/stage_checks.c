@@ -90,8 +90,7 @@ void check_matches_reference(size_t size, enum data_kind kind, uint64_t seed,
     run_stage(args, &o);
     ck_assert_msg(o.exit_status == 0, "%s %s: exit %d, stderr: %s", program, args, o.exit_status,
                   o.err);
-    ck_assert_msg(o.bins_printed == BINS, "%s %s: printed %d bins", program, args,
-                  o.bins_printed);
+    ck_assert_msg(o.bins_printed == BINS, "%s %s: printed %d bins", program, args, o.bins_printed);
     for (int bin = 0; bin < BINS; bin++)
         ck_assert_msg(o.bins[bin] == expected[bin], "%s %s: bin %d is %u, expected %u", program,
                       args, bin, o.bins[bin], expected[bin]);
@@ -313,8 +312,10 @@ END_TEST
 /* Launch shapes a student will try; the odd thread counts break kernels that
  * assume blockDim.x == 256, and one block must still cover the whole input. */
 static const char *const launch_overrides[] = {
-    "--blocks 1",     "--threads 64",    "--threads 128",     "--threads 512",
-    "--threads 1024", "--threads 33",    "--threads 1000",    "--blocks 1 --threads 1024",
+    "--blocks 1",         "--threads 64",
+    "--threads 128",      "--threads 512",
+    "--threads 1024",     "--threads 33",
+    "--threads 1000",     "--blocks 1 --threads 1024",
     "--blocks-per-sm 16", "--blocks 100000 --threads 32",
 };
 #define LAUNCH_OVERRIDES ((int)(sizeof launch_overrides / sizeof launch_overrides[0]))

@@ -38,9 +38,9 @@ void check_matches_reference(size_t size, enum data_kind kind, uint64_t seed,
 void check_matrix_case(int i, const char *extra_args);
 
 /* Test cases every stage shares. Each adds to *checks the number of checks it holds. */
-TCase *usage_tcase(bool gpu_stage, int *checks);  /* bad usage exits 2, --help exits 0 */
-TCase *output_tcase(int *checks); /* --csv, --size 0, --file, the default input */
-TCase *gpu_tcase(int *checks);    /* the matrix, launch overrides, past 2 GiB */
+TCase *usage_tcase(bool gpu_stage, int *checks); /* bad usage exits 2, --help exits 0 */
+TCase *output_tcase(int *checks);                /* --csv, --size 0, --file, the default input */
+TCase *gpu_tcase(int *checks);                   /* the matrix, launch overrides, past 2 GiB */
 
 /* Adds the case when the program can run here; otherwise prints why and counts
  * its checks as skipped. A stage that cannot run exits 77. */

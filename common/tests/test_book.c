@@ -11,8 +11,8 @@
 
 static const char *const test_variants[] = {"book", "sub4", NULL};
 static const struct stage cpu_stage = {"01_cpu", "hist_cpu", "test", false, test_variants};
-static const struct stage gpu_stage = {"03_shared_atomics", "hist_gpu_shmem_atomics", "test",
-                                       true, NULL};
+static const struct stage gpu_stage = {"03_shared_atomics", "hist_gpu_shmem_atomics", "test", true,
+                                       NULL};
 
 /* ----------------------------------------------------------------- inputs -- */
 
@@ -211,8 +211,12 @@ struct good_size {
     size_t size;
 };
 static const struct good_size good_sizes[] = {
-    {"--size 0", 0},           {"--size 1000003", 1000003}, {"--size 1K", 1024},
-    {"--size 100M", 104857600}, {"--size=3g", 3221225472u}, {"--size 4194303K", 4294966272u},
+    {"--size 0", 0},
+    {"--size 1000003", 1000003},
+    {"--size 1K", 1024},
+    {"--size 100M", 104857600},
+    {"--size=3g", 3221225472u},
+    {"--size 4194303K", 4294966272u},
     {"--size 4294967295", 4294967295u},
 };
 
@@ -404,8 +408,18 @@ static void csv_line(const struct csv_row *row, char *text, size_t size)
 
 START_TEST(test_csv_row_has_every_column_in_order)
 {
-    struct csv_row row = {"03_shared_atomics", "shared-atomics", "NVIDIA H100", "uniform",
-                          104857600, 1, 264, 256, 10, 0.5, 30.25, true};
+    struct csv_row row = {"03_shared_atomics",
+                          "shared-atomics",
+                          "NVIDIA H100",
+                          "uniform",
+                          104857600,
+                          1,
+                          264,
+                          256,
+                          10,
+                          0.5,
+                          30.25,
+                          true};
     char text[512];
     csv_line(&row, text, sizeof text);
     ck_assert_str_eq(text, "03_shared_atomics,shared-atomics,NVIDIA H100,uniform,104857600,1,"
@@ -419,8 +433,8 @@ END_TEST
 
 START_TEST(test_csv_quotes_text_with_commas_and_quotes)
 {
-    struct csv_row row = {"01_cpu", "book", "Intel, Inc. \"Core\"", "my,file.bin", 3, 0, 0, 1,
-                          1, 1.0, 1.0, false};
+    struct csv_row row = {
+        "01_cpu", "book", "Intel, Inc. \"Core\"", "my,file.bin", 3, 0, 0, 1, 1, 1.0, 1.0, false};
     char text[512];
     csv_line(&row, text, sizeof text);
     ck_assert_str_eq(text, "01_cpu,book,\"Intel, Inc. \"\"Core\"\"\",\"my,file.bin\",3,0,0,1,1,"
@@ -432,8 +446,7 @@ int main(void)
 {
     Suite *suite = suite_create("common");
     TCase *inputs = tcase_create("inputs");
-    tcase_add_loop_test(inputs, test_every_kind_is_deterministic_per_seed, DATA_UNIFORM,
-                        DATA_FILE);
+    tcase_add_loop_test(inputs, test_every_kind_is_deterministic_per_seed, DATA_UNIFORM, DATA_FILE);
     tcase_add_loop_test(inputs, test_different_seeds_give_different_random_bytes, 0, 2);
     tcase_add_test(inputs, test_big_random_block_is_uniform_data);
     tcase_add_test(inputs, test_uniform_fills_every_bin_evenly);
