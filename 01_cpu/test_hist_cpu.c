@@ -36,11 +36,7 @@ END_TEST
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s ./hist_cpu\n", argv[0]);
-        return EXIT_FAILED;
-    }
-    set_stage("01_cpu", argv[1]);
+    set_stage("01_cpu", argc, argv);
     Suite *suite = suite_create("01_cpu");
     int checks = 0;
     suite_add_tcase(suite, usage_tcase(false, &checks));

@@ -1,24 +1,13 @@
 /*
- * test_hist_gpu_shmem_atomics.c - 03_shared_atomics on the GPU gives the reference histogram on
- * every size and data kind, with the book's launch and with any other shape.
- * Without a CUDA device the GPU checks are reported as skipped.
+ * test_hist_gpu_shmem_atomics.c - 03_shared_atomics gives the reference histogram on every size and
+ * data kind, with the book's launch and with any other shape, and past 2 GiB;
+ * bad usage exits 2. The checks live in common/tests/stage_checks.c, shared by
+ * every GPU stage; without a CUDA device the GPU checks are reported as skipped.
  */
 #include "stage_checks.h"
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s ./hist_gpu_shmem_atomics\n", argv[0]);
-        return EXIT_FAILED;
-    }
-    set_stage("03_shared_atomics", argv[1]);
-    Suite *suite = suite_create("03_shared_atomics");
-    int usage_checks = 0, gpu_checks = 0;
-    suite_add_tcase(suite, usage_tcase(true, &usage_checks));
-    TCase *output = output_tcase(&gpu_checks);
-    add_if_runnable(suite, output, gpu_checks);
-    gpu_checks = 0;
-    TCase *gpu = gpu_tcase(&gpu_checks);
-    add_if_runnable(suite, gpu, gpu_checks);
-    return run_suite(suite);
+    set_stage("03_shared_atomics", argc, argv);
+    return run_suite(gpu_stage_suite());
 }

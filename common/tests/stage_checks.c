@@ -14,10 +14,14 @@ static int skipped_checks;
 static char skip_reason[512];
 static int runnable = -1; /* -1: not probed yet */
 
-void set_stage(const char *dir, const char *program_path)
+void set_stage(const char *dir, int argc, char **argv)
 {
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s PROGRAM (the %s program to test)\n", argv[0], dir);
+        exit(EXIT_FAILED);
+    }
     stage_dir = dir;
-    program = program_path;
+    program = argv[1];
 }
 
 void run_stage(const char *args, struct stage_output *o)
@@ -343,4 +347,16 @@ TCase *gpu_tcase(int *checks)
     tcase_add_test(tc, test_indexing_past_2_gib);
     *checks += MATRIX_CASES + LAUNCH_OVERRIDES + 1;
     return tc;
+}
+
+Suite *gpu_stage_suite(void)
+{
+    Suite *suite = suite_create(stage_dir);
+    int usage_checks = 0, output_checks = 0, gpu_checks = 0;
+    suite_add_tcase(suite, usage_tcase(true, &usage_checks));
+    TCase *output = output_tcase(&output_checks);
+    add_if_runnable(suite, output, output_checks);
+    TCase *gpu = gpu_tcase(&gpu_checks);
+    add_if_runnable(suite, gpu, gpu_checks);
+    return suite;
 }

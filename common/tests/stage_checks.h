@@ -10,8 +10,9 @@
 
 #include <check.h>
 
-/* The program under test and the stage directory it reports (argv[1] of the suite). */
-void set_stage(const char *stage_dir, const char *program_path);
+/* The stage directory the program reports, and the program under test, which
+ * the suite takes as its one argument (make test passes ./PROGRAM). */
+void set_stage(const char *stage_dir, int argc, char **argv);
 
 struct stage_output {
     int exit_status; /* -1 when the program did not exit normally */
@@ -45,6 +46,9 @@ TCase *gpu_tcase(int *checks);                   /* the matrix, launch overrides
 /* Adds the case when the program can run here; otherwise prints why and counts
  * its checks as skipped. A stage that cannot run exits 77. */
 void add_if_runnable(Suite *suite, TCase *tc, int checks);
+
+/* The whole suite of a GPU stage: usage everywhere, the rest where a GPU is. */
+Suite *gpu_stage_suite(void);
 
 /* Runs the suite and prints Check's summary, then a SKIPPED line if any were. */
 int run_suite(Suite *suite);
