@@ -11,7 +11,7 @@ BUILDABLE := $(if $(HAVE_NVCC),$(STAGES),$(filter-out $(CUDA_STAGES),$(STAGES)))
 # make test NO_DEPS=1 skips the package check (machines without apt or network)
 DEPS      := $(if $(NO_DEPS),,deps)
 
-.PHONY: all demo test deps help clean $(STAGES)
+.PHONY: all demo test asan deps help clean $(STAGES)
 
 all: $(BUILDABLE)
 ifeq ($(HAVE_NVCC),)
@@ -27,6 +27,9 @@ demo: $(DEPS) all
 test: $(DEPS) all
 	@common/run-tests.sh common $(BUILDABLE)
 
+asan: $(DEPS)
+	@$(MAKE) --no-print-directory -C common asan
+
 deps:
 	@common/deps.sh
 
@@ -35,6 +38,7 @@ help:
 	@echo "make demo       run every stage on the book's 100 MiB input, one table"
 	@echo "                (DEMO_ARGS='--size 1G --data skewed' changes the input)"
 	@echo "make test       run every Check suite; GPU checks skip visibly without a GPU"
+	@echo "make asan       the common/ suite (file and BMP readers) under AddressSanitizer"
 	@echo "make deps       install missing Debian packages (apt-get; sudo when not root)"
 	@echo "make clean      remove every build"
 	@echo "make -C 03_shared_atomics run ARGS='--blocks-per-sm 8'   one stage by hand"

@@ -108,8 +108,10 @@ static double histogram_once(void *context)
 
 int main(int argc, char **argv)
 {
-    const struct stage stage = {"01_cpu", "hist_cpu", "the histogram on the CPU, the baseline",
-                                false, variants};
+    const struct stage stage = {.dir = "01_cpu",
+                                .program = "hist_cpu",
+                                .summary = "the histogram on the CPU, the baseline",
+                                .variants = variants};
     struct options opt = options_or_exit(argc, argv, &stage);
     struct input in = make_input(&stage, &opt);
 

@@ -29,8 +29,10 @@ static void launch_histo(const unsigned char *dev_buffer, size_t size, unsigned 
 
 int main(int argc, char **argv)
 {
-    const struct stage stage = {"02_global_atomics", "hist_gpu_gmem_atomics",
-                                "one global atomicAdd per byte", true, NULL};
+    const struct stage stage = {.dir = "02_global_atomics",
+                                .program = "hist_gpu_gmem_atomics",
+                                .summary = "one global atomicAdd per byte",
+                                .gpu = true};
     struct options opt = options_or_exit(argc, argv, &stage);
     struct gpu gpu = open_gpu(&stage);
     /* The book's launch: twice as many blocks as SMs, 256 threads each. */

@@ -40,9 +40,10 @@ static void launch_histo(const unsigned char *dev_buffer, size_t size, unsigned 
 
 int main(int argc, char **argv)
 {
-    const struct stage stage = {"03_shared_atomics", "hist_gpu_shmem_atomics",
-                                "a shared-memory histogram per block, merged with global atomics",
-                                true, NULL};
+    const struct stage stage = {.dir = "03_shared_atomics",
+                                .program = "hist_gpu_shmem_atomics",
+                                .summary = "a shared-memory histogram per block, merged with global atomics",
+                                .gpu = true};
     struct options opt = options_or_exit(argc, argv, &stage);
     struct gpu gpu = open_gpu(&stage);
     /* The book's launch: twice as many blocks as SMs, 256 threads each. */

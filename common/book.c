@@ -36,7 +36,7 @@ static void *checked_malloc(size_t bytes)
 
 /* ---------------------------------------------------------------- inputs -- */
 
-static const char *const data_names[] = {"uniform", "constant", "skewed", "text", "file"};
+static const char *const data_names[] = {"uniform", "constant", "skewed", "text", "file", "image"};
 
 const char *data_kind_name(enum data_kind kind)
 {
@@ -82,7 +82,8 @@ void fill_input(enum data_kind kind, unsigned char *buffer, size_t size, uint64_
         break;
     }
     case DATA_FILE:
-        fail("fill_input: a file is read, not generated");
+    case DATA_IMAGE:
+        fail("fill_input: a %s is read, not generated", data_names[kind]);
     }
 }
 
@@ -99,12 +100,12 @@ int read_file(const char *path, unsigned char **buffer, size_t *size, char *why,
     *size = 0;
     FILE *f = fopen(path, "rb");
     if (!f) {
-        snprintf(why, why_len, "--file: cannot open '%s': %s", path, strerror(errno));
+        snprintf(why, why_len, "cannot open '%s': %s", path, strerror(errno));
         return EXIT_USAGE;
     }
     struct stat st;
     if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        snprintf(why, why_len, "--file: '%s' is a directory", path);
+        snprintf(why, why_len, "'%s' is a directory", path);
         fclose(f);
         return EXIT_USAGE;
     }
@@ -115,8 +116,8 @@ int read_file(const char *path, unsigned char **buffer, size_t *size, char *why,
     for (;;) {
         if (length == capacity) {
             if (capacity > MAX_INPUT_BYTES) {
-                snprintf(why, why_len, "--file: '%s' is larger than %zu bytes (bins are 32-bit)",
-                         path, MAX_INPUT_BYTES);
+                snprintf(why, why_len, "'%s' is larger than %zu bytes (bins are 32-bit)", path,
+                         MAX_INPUT_BYTES);
                 free(data);
                 fclose(f);
                 return EXIT_USAGE;
@@ -134,10 +135,10 @@ int read_file(const char *path, unsigned char **buffer, size_t *size, char *why,
     }
     int status = EXIT_OK;
     if (ferror(f)) {
-        snprintf(why, why_len, "--file: error reading '%s'", path);
+        snprintf(why, why_len, "error reading '%s'", path);
         status = EXIT_FAILED;
     } else if (length > MAX_INPUT_BYTES) {
-        snprintf(why, why_len, "--file: '%s' is larger than %zu bytes (bins are 32-bit)", path,
+        snprintf(why, why_len, "'%s' is larger than %zu bytes (bins are 32-bit)", path,
                  MAX_INPUT_BYTES);
         status = EXIT_USAGE;
     }
@@ -151,17 +152,38 @@ int read_file(const char *path, unsigned char **buffer, size_t *size, char *why,
     return EXIT_OK;
 }
 
+/* The brightness of every pixel, top row first: one byte per pixel. */
+static int image_input(const char *path, struct input *in, char *why, size_t why_len)
+{
+    struct image img;
+    int status = read_bmp(path, &img, why, why_len);
+    if (status != EXIT_OK)
+        return status;
+    in->size = (size_t)img.width * (size_t)img.height;
+    in->buffer = checked_malloc(in->size);
+    for (size_t i = 0; i < in->size; i++)
+        in->buffer[i] = luminance(img.rgb[3 * i], img.rgb[3 * i + 1], img.rgb[3 * i + 2]);
+    in->width = img.width;
+    in->height = img.height;
+    free_image(&img);
+    return EXIT_OK;
+}
+
 struct input make_input(const struct stage *stage, const struct options *opt)
 {
     struct input in = {0};
-    if (opt->data == DATA_FILE) {
-        char why[512];
-        int status = read_file(opt->file, &in.buffer, &in.size, why, sizeof why);
+    if (opt->data == DATA_FILE || opt->data == DATA_IMAGE) {
+        char why[512], reason[480];
+        const char *path = opt->data == DATA_FILE ? opt->file : opt->image;
+        int status = opt->data == DATA_FILE
+                         ? read_file(path, &in.buffer, &in.size, reason, sizeof reason)
+                         : image_input(path, &in, reason, sizeof reason);
+        snprintf(why, sizeof why, "--%s: %s", data_names[opt->data], reason);
         if (status == EXIT_USAGE)
             usage_error(stage, why);
         if (status != EXIT_OK)
             fail("%s", why);
-        in.name = opt->file;
+        in.name = path;
         return in;
     }
     in.size = opt->size;
@@ -285,10 +307,10 @@ static int parse_one(struct options *opt, const struct stage *stage, const char 
         return parse_size(opt, value);
     if (strcmp(name, "--data") == 0)
         return parse_data(opt, value);
-    if (strcmp(name, "--file") == 0) {
+    if (strcmp(name, "--file") == 0 || strcmp(name, "--image") == 0) {
         if (value[0] == '\0')
-            return option_error(opt, "--file: the path is empty");
-        opt->file = value;
+            return option_error(opt, "%s: the path is empty", name);
+        *(name[2] == 'f' ? &opt->file : &opt->image) = value;
         return EXIT_OK;
     }
     if (strcmp(name, "--seed") == 0) {
@@ -310,6 +332,11 @@ static int parse_one(struct options *opt, const struct stage *stage, const char 
         return parse_variant(opt, stage, value);
     if (strcmp(name, "--blocks") == 0 && stage->gpu)
         return parse_int(opt, name, value, 1, INT32_MAX, &opt->blocks);
+    if ((strcmp(name, "--platform") == 0 || strcmp(name, "--device") == 0) && stage->opencl) {
+        status = parse_int(opt, name, value, 0, 1000, &n);
+        *(name[2] == 'p' ? &opt->platform : &opt->device) = (int)n;
+        return status;
+    }
     if (strcmp(name, "--blocks-per-sm") == 0 && stage->gpu) {
         status = parse_int(opt, name, value, 1, 1024, &n);
         opt->blocks_per_sm = (int)n;
@@ -320,9 +347,9 @@ static int parse_one(struct options *opt, const struct stage *stage, const char 
 
 static bool takes_value(const char *name)
 {
-    static const char *const with_value[] = {"--size",   "--data",    "--file",
-                                             "--seed",   "--reps",    "--threads",
-                                             "--blocks", "--variant", "--blocks-per-sm"};
+    static const char *const with_value[] = {
+        "--size",    "--data",   "--file",    "--image",         "--seed",     "--reps",
+        "--threads", "--blocks", "--variant", "--blocks-per-sm", "--platform", "--device"};
     for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
         if (strcmp(name, with_value[i]) == 0)
             return true;
@@ -331,8 +358,12 @@ static bool takes_value(const char *name)
 
 int parse_options(int argc, char **argv, const struct stage *stage, struct options *opt)
 {
-    *opt = (struct options){
-        .size = DEFAULT_SIZE, .data = DATA_UNIFORM, .seed = DEFAULT_SEED, .reps = DEFAULT_REPS};
+    *opt = (struct options){.size = DEFAULT_SIZE,
+                            .data = DATA_UNIFORM,
+                            .seed = DEFAULT_SEED,
+                            .reps = DEFAULT_REPS,
+                            .platform = -1,
+                            .device = -1};
     for (int i = 1; i < argc; i++) {
         char name[64];
         const char *arg = argv[i], *value = NULL;
@@ -346,13 +377,15 @@ int parse_options(int argc, char **argv, const struct stage *stage, struct optio
         } else {
             snprintf(name, sizeof name, "%s", arg);
         }
-        if (strcmp(name, "--help") == 0 || strcmp(name, "--bins") == 0 ||
-            strcmp(name, "--csv") == 0) {
+        bool *flag = strcmp(name, "--help") == 0                    ? &opt->help
+                     : strcmp(name, "--bins") == 0                  ? &opt->bins
+                     : strcmp(name, "--csv") == 0                   ? &opt->csv
+                     : strcmp(name, "--list") == 0 && stage->opencl ? &opt->list
+                                                                    : NULL;
+        if (flag) {
             if (value)
                 return option_error(opt, "%s takes no value", name);
-            opt->help |= name[2] == 'h';
-            opt->bins |= name[2] == 'b';
-            opt->csv |= name[2] == 'c';
+            *flag = true;
             continue;
         }
         if (!takes_value(name))
@@ -368,18 +401,25 @@ int parse_options(int argc, char **argv, const struct stage *stage, struct optio
     }
     if (opt->blocks && opt->blocks_per_sm)
         return option_error(opt, "--blocks and --blocks-per-sm both set the grid: give one");
-    if (opt->file && (opt->data_given || opt->size_given))
-        return option_error(opt, "--file sets the data and its size: drop --data and --size");
+    if (opt->file && opt->image)
+        return option_error(opt, "--file and --image both set the data: give one");
     if (opt->bins && opt->csv)
         return option_error(opt, "--bins and --csv cannot be combined: the CSV would break");
-    if (opt->file) {
+    if (opt->device >= 0 && opt->platform < 0)
+        return option_error(opt, "--device needs --platform (see --list)");
+    const char *path = opt->file ? opt->file : opt->image;
+    if (path) {
+        const char *option = opt->file ? "--file" : "--image";
+        if (opt->data_given || opt->size_given)
+            return option_error(opt, "%s sets the data and its size: drop --data and --size",
+                                option);
         /* A missing file is a usage error, found before any GPU is touched. */
         struct stat st;
-        if (stat(opt->file, &st) != 0)
-            return option_error(opt, "--file: cannot open '%s': %s", opt->file, strerror(errno));
+        if (stat(path, &st) != 0)
+            return option_error(opt, "%s: cannot open '%s': %s", option, path, strerror(errno));
         if (S_ISDIR(st.st_mode))
-            return option_error(opt, "--file: '%s' is a directory", opt->file);
-        opt->data = DATA_FILE;
+            return option_error(opt, "%s: '%s' is a directory", option, path);
+        opt->data = opt->file ? DATA_FILE : DATA_IMAGE;
     }
     return EXIT_OK;
 }
@@ -390,6 +430,7 @@ void print_usage(FILE *out, const struct stage *stage)
     fputs("  --size N          bytes of input; K, M, G are powers of 1024 (default 100M)\n"
           "  --data KIND       uniform (default), constant, skewed or text\n"
           "  --file PATH       histogram of a file's bytes instead of generated data\n"
+          "  --image FILE.bmp  histogram of a BMP picture's brightness (e.g. data/chelsea.bmp)\n"
           "  --seed N          seed of the generated data (default 1)\n"
           "  --reps N          timed runs after one warm-up; the median is reported (default 10)\n",
           out);
@@ -400,6 +441,11 @@ void print_usage(FILE *out, const struct stage *stage)
               out);
     else
         fputs("  --threads N       CPU threads, each with a private histogram (default 1)\n", out);
+    if (stage->opencl)
+        fputs("  --list            list the OpenCL platforms and devices, then exit\n"
+              "  --platform I      the OpenCL platform to use (default: the first with a GPU)\n"
+              "  --device J        the device of that platform (default 0)\n",
+              out);
     if (stage->variants) {
         fprintf(out, "  --variant NAME    ");
         for (int i = 0; stage->variants[i]; i++)
@@ -545,7 +591,7 @@ int report_result(const struct stage *stage, const struct options *opt, const st
         wrong +=
             verify_histogram(in->buffer, in->size, r->kernel_histo, "kernel-only result", stderr);
     bool verified = wrong == 0;
-    bool generated = opt->data != DATA_FILE;
+    bool generated = opt->data != DATA_FILE && opt->data != DATA_IMAGE;
 
     if (opt->csv) {
         struct csv_row row = {
@@ -559,6 +605,9 @@ int report_result(const struct stage *stage, const struct options *opt, const st
         printf("device:     %s\n", r->device);
         if (generated)
             printf("input:      %s, %zu bytes, seed %" PRIu64 "\n", in->name, in->size, opt->seed);
+        else if (opt->data == DATA_IMAGE)
+            printf("input:      image %s, %d x %d pixels: %zu bytes of brightness\n", in->name,
+                   in->width, in->height, in->size);
         else
             printf("input:      file %s, %zu bytes\n", in->name, in->size);
         if (stage->gpu)

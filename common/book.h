@@ -42,13 +42,14 @@ struct stage {
     const char *program;         /* "hist_gpu_shmem_atomics" */
     const char *summary;         /* what this stage teaches, in one line */
     bool gpu;                    /* --threads means threads per block; --blocks exists */
+    bool opencl;                 /* --platform, --device and --list exist */
     const char *const *variants; /* NULL-terminated --variant names, the first is the
                                     default; NULL when the stage has only one */
 };
 
 /* ---------------------------------------------------------------- inputs -- */
 
-enum data_kind { DATA_UNIFORM, DATA_CONSTANT, DATA_SKEWED, DATA_TEXT, DATA_FILE };
+enum data_kind { DATA_UNIFORM, DATA_CONSTANT, DATA_SKEWED, DATA_TEXT, DATA_FILE, DATA_IMAGE };
 
 const char *data_kind_name(enum data_kind kind);
 
@@ -63,6 +64,27 @@ void fill_input(enum data_kind kind, unsigned char *buffer, size_t size, uint64_
  * one-line reason in why. */
 int read_file(const char *path, unsigned char **buffer, size_t *size, char *why, size_t why_len);
 
+/* ----------------------------------------------------------------- images -- */
+
+struct image {
+    int width, height;
+    unsigned char *rgb; /* width x height pixels, top row first, 3 bytes each: R, G, B */
+};
+
+/* Decodes an uncompressed BMP (8-bit paletted, 24- or 32-bit, either row order)
+ * held in memory, reading nothing past file + size. Returns EXIT_OK, or
+ * EXIT_USAGE with a one-line reason in why. */
+int decode_bmp(const unsigned char *file, size_t size, struct image *img, char *why,
+               size_t why_len);
+
+/* read_file, then decode_bmp; the reason names the file. */
+int read_bmp(const char *path, struct image *img, char *why, size_t why_len);
+
+/* A pixel's brightness, 0 to 255 (ITU-R BT.601 weights): what --image counts. */
+unsigned char luminance(unsigned char r, unsigned char g, unsigned char b);
+
+void free_image(struct image *img);
+
 /* ---------------------------------------------------------------- options -- */
 
 struct options {
@@ -70,13 +92,17 @@ struct options {
     bool size_given;
     enum data_kind data;
     bool data_given;
-    const char *file; /* set when --file was given; data is then DATA_FILE */
+    const char *file;  /* set when --file was given; data is then DATA_FILE */
+    const char *image; /* set when --image was given; data is then DATA_IMAGE */
     uint64_t seed;
     int reps;
     long blocks;       /* 0: the stage's default */
     int blocks_per_sm; /* 0: the stage's default */
     int threads;       /* 0: the stage's default */
     int variant;       /* index into stage->variants */
+    int platform;      /* OpenCL: -1, or the platform --platform chose */
+    int device;        /* OpenCL: -1, or the device --device chose */
+    bool list;         /* OpenCL: list the platforms and devices */
     bool bins;
     bool csv;
     bool help;
@@ -105,7 +131,8 @@ void fail(const char *format, ...)
 struct input {
     unsigned char *buffer;
     size_t size;
-    const char *name; /* "uniform", ... or the file's path: the CSV's data column */
+    const char *name;  /* "uniform", ... or the file's path: the CSV's data column */
+    int width, height; /* for --image: the picture's size; the input is its brightness */
 };
 
 /* The input the options ask for, or a reason and exit 2 (or 1). */

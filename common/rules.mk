@@ -9,7 +9,7 @@
 
 include $(dir $(lastword $(MAKEFILE_LIST)))flags.mk
 
-COMMON_OBJS := $(BUILD)/book.o
+COMMON_OBJS := $(BUILD)/book.o $(BUILD)/bmp.o
 ifeq ($(GPU),yes)
 COMMON_OBJS += $(BUILD)/book_gpu.o
 PROGRAM_OBJ := $(BUILD)/$(PROGRAM).cu.o
@@ -18,22 +18,30 @@ else
 PROGRAM_OBJ := $(BUILD)/$(PROGRAM).o
 LINK        := $(CC) $(CFLAGS) -pthread
 endif
-TEST_OBJS   := $(BUILD)/test_$(PROGRAM).o $(BUILD)/stage_checks.o $(BUILD)/book.o
+ifeq ($(OPENCL),yes)
+COMMON_OBJS += $(BUILD)/book_opencl.o
+LIBS        += $(OPENCL_LIBS)
+endif
+TEST_OBJS   := $(BUILD)/test_$(PROGRAM).o $(BUILD)/stage_checks.o $(BUILD)/book.o $(BUILD)/bmp.o
 
 .PHONY: all run test clean
 all: $(PROGRAM)
 
 $(PROGRAM): $(PROGRAM_OBJ) $(COMMON_OBJS)
-	$(LINK) -o $@ $^
+	$(LINK) -o $@ $^ $(LIBS)
 
 $(BUILD)/%.o: %.c $(COMMON)/book.h | $(BUILD)
-	$(CC) $(CFLAGS) $(HOST_C) -pthread -c -o $@ $<
+	$(CC) $(CFLAGS) $(HOST_C) $(if $(filter yes,$(OPENCL)),-DBOOK_OPENCL $(OPENCL_CFLAGS)) \
+	      -pthread -c -o $@ $<
 
 $(BUILD)/%.cu.o: %.cu $(COMMON)/book.h | $(BUILD)
 	$(NVCC) $(NVCCFLAGS) $(NVCC_ALL) -c -o $@ $<
 
-$(BUILD)/book.o: $(COMMON)/book.c $(COMMON)/book.h | $(BUILD)
+$(BUILD)/book.o $(BUILD)/bmp.o: $(BUILD)/%.o: $(COMMON)/%.c $(COMMON)/book.h | $(BUILD)
 	$(CC) $(CFLAGS) $(HOST_C) -c -o $@ $<
+
+$(BUILD)/book_opencl.o: $(COMMON)/book_opencl.c $(COMMON)/book.h | $(BUILD)
+	$(CC) $(CFLAGS) $(HOST_C) -DBOOK_OPENCL $(OPENCL_CFLAGS) -c -o $@ $<
 
 # Host C against the CUDA runtime's C API: no kernels in it, so no nvcc needed.
 $(BUILD)/book_gpu.o: $(COMMON)/book_gpu.c $(COMMON)/book.h | $(BUILD)

@@ -254,6 +254,38 @@ START_TEST(test_file_input_matches_reference)
 }
 END_TEST
 
+/* The sample photograph's brightness, as the OpenCL book's figure 4.1 counts it. */
+START_TEST(test_image_input_counts_the_brightness_of_every_pixel)
+{
+    const char *path = "../data/chelsea.bmp"; /* make test runs in the stage directory */
+    struct image img;
+    char why[512];
+    ck_assert_msg(read_bmp(path, &img, why, sizeof why) == EXIT_OK, "%s", why);
+    unsigned int expected[BINS] = {0};
+    for (int i = 0; i < img.width * img.height; i++)
+        expected[luminance(img.rgb[3 * i], img.rgb[3 * i + 1], img.rgb[3 * i + 2])]++;
+    free_image(&img);
+
+    struct stage_output o;
+    run_stage("--image ../data/chelsea.bmp --reps 1 --bins", &o);
+    ck_assert_msg(o.exit_status == 0, "exit %d: %s", o.exit_status, o.err);
+    ck_assert_int_eq(o.bins_printed, BINS);
+    for (int bin = 0; bin < BINS; bin++)
+        ck_assert_msg(o.bins[bin] == expected[bin], "bin %d: %u, expected %u", bin, o.bins[bin],
+                      expected[bin]);
+    ck_assert_msg(o.has_sum && o.sum == 451 * 300, "sum: %s", o.out);
+}
+END_TEST
+
+START_TEST(test_a_file_that_is_not_a_bmp_is_a_usage_error)
+{
+    struct stage_output o;
+    run_stage("--image ../common/book.h", &o);
+    ck_assert_int_eq(o.exit_status, EXIT_USAGE);
+    ck_assert_msg(strstr(o.err, "--image: '../common/book.h': not a BMP file"), "%s", o.err);
+}
+END_TEST
+
 START_TEST(test_default_input_is_the_books_100_mib)
 {
     struct stage_output o;
@@ -273,7 +305,9 @@ TCase *output_tcase(int *checks)
     tcase_add_test(tc, test_size_zero_sums_to_zero);
     tcase_add_test(tc, test_file_input_matches_reference);
     tcase_add_test(tc, test_default_input_is_the_books_100_mib);
-    *checks += 4;
+    tcase_add_test(tc, test_image_input_counts_the_brightness_of_every_pixel);
+    tcase_add_test(tc, test_a_file_that_is_not_a_bmp_is_a_usage_error);
+    *checks += 6;
     return tc;
 }
 

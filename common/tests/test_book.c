@@ -10,9 +10,17 @@
 #include <unistd.h>
 
 static const char *const test_variants[] = {"book", "sub4", NULL};
-static const struct stage cpu_stage = {"01_cpu", "hist_cpu", "test", false, test_variants};
-static const struct stage gpu_stage = {"03_shared_atomics", "hist_gpu_shmem_atomics", "test", true,
-                                       NULL};
+static const struct stage cpu_stage = {
+    .dir = "01_cpu", .program = "hist_cpu", .summary = "test", .variants = test_variants};
+static const struct stage gpu_stage = {.dir = "03_shared_atomics",
+                                       .program = "hist_gpu_shmem_atomics",
+                                       .summary = "test",
+                                       .gpu = true};
+static const struct stage opencl_stage = {.dir = "04_opencl_port",
+                                          .program = "hist_opencl",
+                                          .summary = "test",
+                                          .gpu = true,
+                                          .opencl = true};
 
 /* ----------------------------------------------------------------- inputs -- */
 
@@ -249,6 +257,13 @@ START_TEST(test_every_option_is_read)
     ck_assert_int_eq(opt.threads, 8);
     ck_assert_int_eq(parse(&cpu_stage, &opt, "--file /etc/passwd"), EXIT_OK);
     ck_assert_int_eq(opt.data, DATA_FILE);
+    ck_assert_int_eq(parse(&cpu_stage, &opt, "--image ../data/chelsea.bmp"), EXIT_OK);
+    ck_assert_int_eq(opt.data, DATA_IMAGE);
+    ck_assert_str_eq(opt.image, "../data/chelsea.bmp");
+    ck_assert_int_eq(parse(&opencl_stage, &opt, "--list --platform 1 --device 2"), EXIT_OK);
+    ck_assert(opt.list);
+    ck_assert_int_eq(opt.platform, 1);
+    ck_assert_int_eq(opt.device, 2);
 }
 END_TEST
 
@@ -294,6 +309,14 @@ static const struct bad_option bad_options[] = {
     {&cpu_stage, "--blocks 4", "unknown option '--blocks'"},
     {&cpu_stage, "--blocks-per-sm 4", "unknown option '--blocks-per-sm'"},
     {&cpu_stage, "--variant fast", "--variant: 'fast' is not a variant of hist_cpu"},
+    {&gpu_stage, "--platform 0", "unknown option '--platform'"},
+    {&gpu_stage, "--list", "unknown option '--list'"},
+    {&opencl_stage, "--list=1", "--list takes no value"},
+    {&opencl_stage, "--device 1", "--device needs --platform"},
+    {&opencl_stage, "--platform x", "--platform: 'x' is not a whole number"},
+    {&gpu_stage, "--image /no/such.bmp", "--image: cannot open '/no/such.bmp'"},
+    {&gpu_stage, "--image ../data/chelsea.bmp --file /etc/passwd", "give one"},
+    {&gpu_stage, "--image ../data/chelsea.bmp --size 5", "--image sets the data"},
 };
 #define BAD_OPTIONS ((int)(sizeof bad_options / sizeof bad_options[0]))
 
@@ -442,9 +465,12 @@ START_TEST(test_csv_quotes_text_with_commas_and_quotes)
 }
 END_TEST
 
+TCase *bmp_tcase(void); /* test_bmp.c */
+
 int main(void)
 {
     Suite *suite = suite_create("common");
+    suite_add_tcase(suite, bmp_tcase());
     TCase *inputs = tcase_create("inputs");
     tcase_add_loop_test(inputs, test_every_kind_is_deterministic_per_seed, DATA_UNIFORM, DATA_FILE);
     tcase_add_loop_test(inputs, test_different_seeds_give_different_random_bytes, 0, 2);

@@ -1,0 +1,179 @@
+/*
+ * bmp.c - a BMP reader that trusts nothing in the file: the histogram of a
+ * photograph's brightness is the OpenCL book's example (its figure 4.1).
+ *
+ * Reads uncompressed 8-bit paletted, 24-bit and 32-bit images, stored bottom-up
+ * or top-down, with rows padded to 4 bytes. Every size and offset in the file
+ * is checked against the file's real length before anything is read, so a
+ * truncated or hostile file gets a one-line reason, never a read past the end.
+ */
+#include "book.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define FILE_HEADER_BYTES 14
+#define MAX_IMAGE_PIXELS  ((uint64_t)1 << 28) /* 268 megapixels: far past any photo */
+
+enum { BI_RGB = 0, BI_BITFIELDS = 3 };
+
+static uint32_t le16(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8;
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* A 32-bit colour mask must be one whole byte of the pixel; returns its shift or -1. */
+static int byte_mask_shift(uint32_t mask)
+{
+    for (int shift = 0; shift < 32; shift += 8)
+        if (mask == 0xFFu << shift)
+            return shift;
+    return -1;
+}
+
+static int bad_bmp(char *why, size_t why_len, const char *reason, uint64_t a, uint64_t b)
+{
+    snprintf(why, why_len, reason, (unsigned long long)a, (unsigned long long)b);
+    return EXIT_USAGE;
+}
+
+int decode_bmp(const unsigned char *file, size_t size, struct image *img, char *why, size_t why_len)
+{
+    memset(img, 0, sizeof *img);
+    if (size < FILE_HEADER_BYTES + 40)
+        return bad_bmp(why, why_len, "too short for a BMP (%llu bytes)", size, 0);
+    if (file[0] != 'B' || file[1] != 'M')
+        return bad_bmp(why, why_len, "not a BMP file (it does not start with 'BM')", 0, 0);
+
+    uint32_t pixel_offset = le32(file + 10);
+    uint32_t header_bytes = le32(file + 14);
+    if (header_bytes != 40 && header_bytes != 52 && header_bytes != 56 && header_bytes != 108 &&
+        header_bytes != 124)
+        return bad_bmp(why, why_len, "unsupported BMP header of %llu bytes", header_bytes, 0);
+    if (FILE_HEADER_BYTES + (uint64_t)header_bytes > size)
+        return bad_bmp(why, why_len, "truncated: the header needs %llu bytes, the file has %llu",
+                       FILE_HEADER_BYTES + (uint64_t)header_bytes, size);
+
+    int32_t width = (int32_t)le32(file + 18), height = (int32_t)le32(file + 22);
+    uint32_t planes = le16(file + 26), bits = le16(file + 28);
+    uint32_t compression = le32(file + 30), colours_used = le32(file + 46);
+    if (planes != 1)
+        return bad_bmp(why, why_len, "%llu colour planes (a BMP has 1)", planes, 0);
+    if (width <= 0)
+        return bad_bmp(why, why_len, "width %lld is not positive", (uint64_t)(int64_t)width, 0);
+    if (height == 0 || height == INT32_MIN)
+        return bad_bmp(why, why_len, "height %lld is not valid", (uint64_t)(int64_t)height, 0);
+    bool top_down = height < 0; /* a negative height means the first row is the top */
+    uint64_t rows = top_down ? (uint64_t) - (int64_t)height : (uint64_t)height;
+    if ((uint64_t)width * rows > MAX_IMAGE_PIXELS)
+        return bad_bmp(why, why_len, "%llu x %llu pixels is too large", (uint64_t)width, rows);
+    if (bits != 8 && bits != 24 && bits != 32)
+        return bad_bmp(why, why_len, "%llu-bit pixels are not supported (8, 24 or 32)", bits, 0);
+
+    /* Where each colour sits in a 32-bit pixel: BGRX unless bit fields say otherwise. */
+    int shift_r = 16, shift_g = 8, shift_b = 0;
+    uint64_t after_header = FILE_HEADER_BYTES + (uint64_t)header_bytes;
+    if (compression == BI_BITFIELDS && bits == 32) {
+        if (header_bytes == 40)
+            after_header += 12; /* the three masks follow a 40-byte header */
+        if (after_header > size)
+            return bad_bmp(why, why_len, "truncated: the colour masks end past the file", 0, 0);
+        shift_r = byte_mask_shift(le32(file + 54));
+        shift_g = byte_mask_shift(le32(file + 58));
+        shift_b = byte_mask_shift(le32(file + 62));
+        if (shift_r < 0 || shift_g < 0 || shift_b < 0)
+            return bad_bmp(why, why_len, "colour masks other than whole bytes are not supported", 0,
+                           0);
+    } else if (compression != BI_RGB) {
+        return bad_bmp(why, why_len, "compressed BMPs (method %llu) are not supported", compression,
+                       0);
+    }
+
+    uint64_t palette_entries = 0;
+    if (bits == 8) {
+        palette_entries = colours_used ? colours_used : 256;
+        if (palette_entries > 256)
+            return bad_bmp(why, why_len, "a palette of %llu colours (at most 256)", palette_entries,
+                           0);
+        if (after_header + 4 * palette_entries > size)
+            return bad_bmp(why, why_len, "truncated: the palette ends past the file", 0, 0);
+    }
+    const unsigned char *palette = file + after_header;
+
+    uint64_t row_bytes = ((uint64_t)bits * (uint64_t)width + 31) / 32 * 4;
+    uint64_t pixel_bytes = bits / 8 * (uint64_t)width;
+    if (pixel_offset < after_header + 4 * palette_entries)
+        return bad_bmp(why, why_len, "the pixels (at byte %llu) overlap the header", pixel_offset,
+                       0);
+    /* The last row's padding may be missing: some writers leave it out. */
+    uint64_t end = pixel_offset + row_bytes * (rows - 1) + pixel_bytes;
+    if (end > size)
+        return bad_bmp(why, why_len, "truncated: the pixels need %llu bytes, the file has %llu",
+                       end, size);
+
+    unsigned char *rgb = malloc((size_t)((uint64_t)width * rows * 3));
+    if (!rgb)
+        return bad_bmp(why, why_len, "out of memory for %llu x %llu pixels", (uint64_t)width, rows);
+    for (uint64_t y = 0; y < rows; y++) {
+        const unsigned char *row = file + pixel_offset + row_bytes * (top_down ? y : rows - 1 - y);
+        unsigned char *out = rgb + y * (uint64_t)width * 3;
+        for (int32_t x = 0; x < width; x++, out += 3) {
+            if (bits == 8) {
+                uint32_t index = row[x];
+                if (index >= palette_entries) {
+                    free(rgb);
+                    return bad_bmp(why, why_len,
+                                   "a pixel uses colour %llu of a %llu-colour palette", index,
+                                   palette_entries);
+                }
+                const unsigned char *bgr = palette + 4 * index; /* blue, green, red, unused */
+                out[0] = bgr[2], out[1] = bgr[1], out[2] = bgr[0];
+            } else if (bits == 24) {
+                const unsigned char *bgr = row + 3 * x;
+                out[0] = bgr[2], out[1] = bgr[1], out[2] = bgr[0];
+            } else {
+                uint32_t pixel = le32(row + 4 * x);
+                out[0] = (unsigned char)(pixel >> shift_r);
+                out[1] = (unsigned char)(pixel >> shift_g);
+                out[2] = (unsigned char)(pixel >> shift_b);
+            }
+        }
+    }
+    img->width = width;
+    img->height = (int)rows;
+    img->rgb = rgb;
+    return EXIT_OK;
+}
+
+int read_bmp(const char *path, struct image *img, char *why, size_t why_len)
+{
+    unsigned char *file;
+    size_t size;
+    memset(img, 0, sizeof *img);
+    int status = read_file(path, &file, &size, why, why_len);
+    if (status != EXIT_OK)
+        return status;
+    char reason[256];
+    status = decode_bmp(file, size, img, reason, sizeof reason);
+    if (status != EXIT_OK)
+        snprintf(why, why_len, "'%s': %s", path, reason);
+    free(file);
+    return status;
+}
+
+unsigned char luminance(unsigned char r, unsigned char g, unsigned char b)
+{
+    /* ITU-R BT.601 weights, in integers, rounded: white stays 255 */
+    return (unsigned char)((299u * r + 587u * g + 114u * b + 500u) / 1000u);
+}
+
+void free_image(struct image *img)
+{
+    free(img->rgb);
+    img->rgb = NULL;
+}
