@@ -7,7 +7,7 @@
  * parser and one result printer, so that every stage has the same face.
  *
  * Host code is C11. The CUDA part at the bottom is seen only by nvcc and by
- * book_gpu.c, which is compiled with -DBOOK_CUDA.
+ * book_gpu.c, compiled with -DBOOK_CUDA; the OpenCL part only with -DBOOK_OPENCL.
  */
 #ifndef BOOK_H
 #define BOOK_H
@@ -168,6 +168,12 @@ double median_ms(timed_run run, void *context, int reps);
 /* Bytes over milliseconds, in GB/s (10^9 bytes per second). */
 double gb_per_s(size_t bytes, double ms);
 
+/* The grid of a GPU stage: blocks (work-groups) of threads (work-items). */
+struct launch {
+    long blocks;
+    int threads;
+};
+
 /* ---------------------------------------------------------------- results -- */
 
 struct result {
@@ -239,11 +245,6 @@ struct gpu {
 /* The first CUDA device, or a one-line reason and exit 77 when there is none. */
 struct gpu open_gpu(const struct stage *stage);
 
-struct launch {
-    long blocks;
-    int threads;
-};
-
 /* The book's launch (blocks_per_sm x SMs blocks of threads threads) unless
  * --blocks, --blocks-per-sm or --threads say otherwise; exits 2 for a shape
  * this GPU cannot launch. */
@@ -273,5 +274,69 @@ struct gpu_times time_gpu_histogram(const struct stage *stage, const struct opti
 }
 #endif
 #endif /* CUDA */
+
+/* ----------------------------------------------------------------- OpenCL -- */
+#ifdef BOOK_OPENCL
+#include <CL/cl.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* HANDLE_ERROR's twin: every OpenCL call that returns an error code goes
+ * through it; calls that return an object report through their last argument,
+ * which is checked the same way right after: CL_CHECK(err). */
+void opencl_failed(cl_int err, const char *call, const char *file, int line);
+#define CL_CHECK(call)                                                                             \
+    do {                                                                                           \
+        cl_int err_ = (call);                                                                      \
+        if (err_ != CL_SUCCESS)                                                                    \
+            opencl_failed(err_, #call, __FILE__, __LINE__);                                        \
+    } while (0)
+
+/* "CL_OUT_OF_RESOURCES" for -5, and so on. */
+const char *cl_error_name(cl_int err);
+
+struct opencl {
+    cl_platform_id platform;
+    cl_device_id device;
+    cl_context context;
+    cl_command_queue queue; /* in order, with profiling on: kernels are timed by events */
+    char name[256];         /* the device's name */
+    cl_uint compute_units;
+    size_t max_work_group;
+    cl_ulong max_buffer; /* the largest buffer the device allows */
+};
+
+/* Prints every platform and device (--list); returns how many devices there are. */
+int list_opencl_devices(FILE *out);
+
+/* The device --platform and --device name, else the first GPU, else the first
+ * CPU; a one-line reason and exit 77 when there is none, exit 2 for an index
+ * past the end. */
+struct opencl open_opencl(const struct stage *stage, const struct options *opt);
+
+/* Builds the OpenCL C file that sits next to the running program, so that it
+ * is found from any working directory; prints the build log and exits 1 when
+ * it does not compile. */
+cl_program build_program(const struct opencl *cl, const char *file_name);
+
+/* choose_launch for OpenCL: blocks_per_unit x compute units work-groups of
+ * threads work-items, unless the options say otherwise; exits 2 for a
+ * work-group larger than the device or the kernel allows. */
+struct launch choose_opencl_launch(const struct stage *stage, const struct options *opt,
+                                   const struct opencl *cl, cl_kernel kernel, int blocks_per_unit,
+                                   int threads);
+
+/* Fails with a clear message, before clCreateBuffer would, when the input
+ * is larger than the device's largest buffer. */
+void require_opencl_buffer(const struct stage *stage, const struct opencl *cl, size_t bytes);
+
+void close_opencl(struct opencl *cl);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* OpenCL */
 
 #endif /* BOOK_H */

@@ -10,7 +10,7 @@ BUILD     := build
 CC        ?= cc
 CFLAGS    ?= -O2 -g
 WARNINGS  := -Wall -Wextra $(if $(WERROR),-Werror)
-HOST_C    := -std=c11 -D_POSIX_C_SOURCE=200809L $(WARNINGS) -I$(COMMON)
+HOST_C    := -std=c11 -D_XOPEN_SOURCE=700 $(WARNINGS) -I$(COMMON)
 
 CUDA_HOME ?= /usr/local/cuda
 NVCC      ?= $(CUDA_HOME)/bin/nvcc

@@ -17,6 +17,18 @@ runs_of() {
     02_global_atomics) echo "02_global_atomics/hist_gpu_gmem_atomics|" ;;
     03_shared_atomics) echo "03_shared_atomics/hist_gpu_shmem_atomics|"
                        echo "03_shared_atomics/hist_gpu_shmem_atomics|--blocks-per-sm 16" ;;
+    04_opencl_port)
+        # every OpenCL device found (a GPU and PoCL's CPU, say), then the photograph
+        local program=04_opencl_port/hist_opencl devices=""
+        [ -x "$program" ] && devices=$("$program" --list 2>/dev/null |
+                                       grep -Eo -- '--platform [0-9]+ --device [0-9]+')
+        if [ -z "$devices" ]; then
+            echo "$program|"
+        else
+            echo "$devices" | sed "s|^|$program\||"
+        fi
+        # the image sets the input, so it runs only on the default input
+        [ -n "$demo_args" ] || echo "$program|--image data/chelsea.bmp" ;;
     esac
 }
 
@@ -41,7 +53,7 @@ split_csv() {
     FIELDS+=("$field")
 }
 
-row_format="%-18s %-15s %-7s %-26s %12s %12s %9s  %s\n"
+row_format="%-18s %-20s %-12s %-8s %-28s %10s %13s %9s  %s\n"
 failures=0 done_runs=0
 total_runs=$(for stage in "$@"; do runs_of "$stage"; done | wc -l)
 table=$(mktemp) err=$(mktemp)
@@ -70,15 +82,15 @@ for stage in "$@"; do
         split_csv "$row" # stage,impl,device,data,bytes,seed,blocks,threads,reps,kernel,total,gbps,verified
         shape="${FIELDS[7]}t"
         [ "${FIELDS[6]}" = 0 ] || shape="${FIELDS[6]}x${FIELDS[7]}"
-        printf "$row_format" "${FIELDS[0]}" "${FIELDS[1]}" "$shape" "${FIELDS[2]:0:26}" \
-            "${FIELDS[9]}" "${FIELDS[10]}" "${FIELDS[11]}" "${FIELDS[12]}" >>"$table"
+        printf "$row_format" "${FIELDS[0]}" "${FIELDS[1]}" "${FIELDS[3]##*/}" "$shape" \
+            "${FIELDS[2]:0:28}" "${FIELDS[9]}" "${FIELDS[10]}" "${FIELDS[11]}" "${FIELDS[12]}" >>"$table"
     done < <(runs_of "$stage")
 done
 
 echo
 book_input="the book's 100 MiB of uniform random bytes"
 echo "input: ${demo_args:-$book_input}; median of repeats after a warm-up"
-printf "$row_format" stage impl launch device "kernel ms" "end-to-end ms" "GB/s" verified
+printf "$row_format" stage impl input launch device "kernel ms" "end-to-end ms" "GB/s" verified
 cat "$table"
 echo "(launch: blocks x threads on a GPU, CPU threads as Nt; GB/s: input bytes over kernel time)"
 [ $failures -eq 0 ]

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 static const char *stage_dir = "";
-static const char *program = "";
+static char program[4096];
 static int skipped_checks;
 static char skip_reason[512];
 static int runnable = -1; /* -1: not probed yet */
@@ -21,10 +21,29 @@ void set_stage(const char *dir, int argc, char **argv)
         exit(EXIT_FAILED);
     }
     stage_dir = dir;
-    program = argv[1];
+    /* Absolute, so that the program can be run from any directory. */
+    if (!realpath(argv[1], program)) {
+        fprintf(stderr, "%s: cannot find %s\n", argv[0], argv[1]);
+        exit(EXIT_FAILED);
+    }
+}
+
+const char *stage_program(void)
+{
+    return program;
+}
+
+void set_stage_program(const char *path)
+{
+    snprintf(program, sizeof program, "%s", path);
 }
 
 void run_stage(const char *args, struct stage_output *o)
+{
+    run_stage_in(".", args, o);
+}
+
+void run_stage_in(const char *dir, const char *args, struct stage_output *o)
 {
     memset(o, 0, sizeof *o);
     char err_path[] = "/tmp/stage_err_XXXXXX";
@@ -36,11 +55,11 @@ void run_stage(const char *args, struct stage_output *o)
     }
     close(err_fd);
 
-    char command[1024];
-    snprintf(command, sizeof command, "'%s' %s 2>'%s'", program, args, err_path);
+    char command[8192];
+    snprintf(command, sizeof command, "cd '%s' && '%s' %s 2>'%s'", dir, program, args, err_path);
     FILE *p = popen(command, "r");
     if (!p) {
-        snprintf(o->err, sizeof o->err, "cannot run %s", command);
+        snprintf(o->err, sizeof o->err, "cannot run %.1000s", command);
         unlink(err_path);
         return;
     }

@@ -28,6 +28,13 @@ struct stage_output {
 /* Runs the program with args (shell words) and reads what it prints. */
 void run_stage(const char *args, struct stage_output *o);
 
+/* The same, from the working directory dir. */
+void run_stage_in(const char *dir, const char *args, struct stage_output *o);
+
+/* The program under test, as an absolute path; a test may point it elsewhere. */
+const char *stage_program(void);
+void set_stage_program(const char *path);
+
 /* Runs the program on a generated input, with --bins, and asserts exit 0,
  * 256 bins equal to cpu_histogram's, the sum and the "verified" line. */
 void check_matches_reference(size_t size, enum data_kind kind, uint64_t seed,

@@ -1,0 +1,318 @@
+/*
+ * book_opencl.c - the OpenCL side of book.h: errors in words, choosing a
+ * platform and device, building a kernel file, choosing the launch. The
+ * kernels and their host steps live in the stages.
+ */
+#include "book.h"
+
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_PLATFORMS 16
+#define MAX_DEVICES   16
+
+const char *cl_error_name(cl_int err)
+{
+    switch (err) {
+#define NAME(code)                                                                                 \
+    case code:                                                                                     \
+        return #code
+        NAME(CL_SUCCESS);
+        NAME(CL_DEVICE_NOT_FOUND);
+        NAME(CL_DEVICE_NOT_AVAILABLE);
+        NAME(CL_COMPILER_NOT_AVAILABLE);
+        NAME(CL_MEM_OBJECT_ALLOCATION_FAILURE);
+        NAME(CL_OUT_OF_RESOURCES);
+        NAME(CL_OUT_OF_HOST_MEMORY);
+        NAME(CL_PROFILING_INFO_NOT_AVAILABLE);
+        NAME(CL_MEM_COPY_OVERLAP);
+        NAME(CL_IMAGE_FORMAT_MISMATCH);
+        NAME(CL_IMAGE_FORMAT_NOT_SUPPORTED);
+        NAME(CL_BUILD_PROGRAM_FAILURE);
+        NAME(CL_MAP_FAILURE);
+        NAME(CL_MISALIGNED_SUB_BUFFER_OFFSET);
+        NAME(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+        NAME(CL_COMPILE_PROGRAM_FAILURE);
+        NAME(CL_LINKER_NOT_AVAILABLE);
+        NAME(CL_LINK_PROGRAM_FAILURE);
+        NAME(CL_DEVICE_PARTITION_FAILED);
+        NAME(CL_KERNEL_ARG_INFO_NOT_AVAILABLE);
+        NAME(CL_INVALID_VALUE);
+        NAME(CL_INVALID_DEVICE_TYPE);
+        NAME(CL_INVALID_PLATFORM);
+        NAME(CL_INVALID_DEVICE);
+        NAME(CL_INVALID_CONTEXT);
+        NAME(CL_INVALID_QUEUE_PROPERTIES);
+        NAME(CL_INVALID_COMMAND_QUEUE);
+        NAME(CL_INVALID_HOST_PTR);
+        NAME(CL_INVALID_MEM_OBJECT);
+        NAME(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR);
+        NAME(CL_INVALID_IMAGE_SIZE);
+        NAME(CL_INVALID_SAMPLER);
+        NAME(CL_INVALID_BINARY);
+        NAME(CL_INVALID_BUILD_OPTIONS);
+        NAME(CL_INVALID_PROGRAM);
+        NAME(CL_INVALID_PROGRAM_EXECUTABLE);
+        NAME(CL_INVALID_KERNEL_NAME);
+        NAME(CL_INVALID_KERNEL_DEFINITION);
+        NAME(CL_INVALID_KERNEL);
+        NAME(CL_INVALID_ARG_INDEX);
+        NAME(CL_INVALID_ARG_VALUE);
+        NAME(CL_INVALID_ARG_SIZE);
+        NAME(CL_INVALID_KERNEL_ARGS);
+        NAME(CL_INVALID_WORK_DIMENSION);
+        NAME(CL_INVALID_WORK_GROUP_SIZE);
+        NAME(CL_INVALID_WORK_ITEM_SIZE);
+        NAME(CL_INVALID_GLOBAL_OFFSET);
+        NAME(CL_INVALID_EVENT_WAIT_LIST);
+        NAME(CL_INVALID_EVENT);
+        NAME(CL_INVALID_OPERATION);
+        NAME(CL_INVALID_GL_OBJECT);
+        NAME(CL_INVALID_BUFFER_SIZE);
+        NAME(CL_INVALID_MIP_LEVEL);
+        NAME(CL_INVALID_GLOBAL_WORK_SIZE);
+        NAME(CL_INVALID_PROPERTY);
+        NAME(CL_INVALID_IMAGE_DESCRIPTOR);
+        NAME(CL_INVALID_COMPILER_OPTIONS);
+        NAME(CL_INVALID_LINKER_OPTIONS);
+        NAME(CL_INVALID_DEVICE_PARTITION_COUNT);
+#undef NAME
+    case -1001:
+        return "CL_PLATFORM_NOT_FOUND_KHR (no OpenCL platform is installed)";
+    default:
+        return "an unknown OpenCL error";
+    }
+}
+
+void opencl_failed(cl_int err, const char *call, const char *file, int line)
+{
+    fprintf(stderr, "%s:%d: %s failed: %s (%d)\n", file, line, call, cl_error_name(err), err);
+    exit(EXIT_FAILED);
+}
+
+/* The platforms there are; none is not an error here (the ICD loader says
+ * CL_PLATFORM_NOT_FOUND_KHR when no driver is installed). */
+static cl_uint get_platforms(cl_platform_id platforms[MAX_PLATFORMS])
+{
+    cl_uint count = 0;
+    cl_int err = clGetPlatformIDs(MAX_PLATFORMS, platforms, &count);
+    if (err == -1001 || err == CL_SUCCESS)
+        return count < MAX_PLATFORMS ? count : MAX_PLATFORMS;
+    CL_CHECK(err);
+    return 0;
+}
+
+static cl_uint get_devices(cl_platform_id platform, cl_device_id devices[MAX_DEVICES])
+{
+    cl_uint count = 0;
+    cl_int err = clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, MAX_DEVICES, devices, &count);
+    if (err == CL_DEVICE_NOT_FOUND)
+        return 0;
+    CL_CHECK(err);
+    return count < MAX_DEVICES ? count : MAX_DEVICES;
+}
+
+static const char *type_name(cl_device_type type)
+{
+    return type & CL_DEVICE_TYPE_GPU ? "GPU" : type & CL_DEVICE_TYPE_CPU ? "CPU" : "accelerator";
+}
+
+int list_opencl_devices(FILE *out)
+{
+    cl_platform_id platforms[MAX_PLATFORMS];
+    cl_uint platform_count = get_platforms(platforms);
+    int devices_seen = 0;
+    for (cl_uint p = 0; p < platform_count; p++) {
+        char name[256], vendor[256], version[256];
+        CL_CHECK(clGetPlatformInfo(platforms[p], CL_PLATFORM_NAME, sizeof name, name, NULL));
+        CL_CHECK(clGetPlatformInfo(platforms[p], CL_PLATFORM_VENDOR, sizeof vendor, vendor, NULL));
+        CL_CHECK(
+            clGetPlatformInfo(platforms[p], CL_PLATFORM_VERSION, sizeof version, version, NULL));
+        fprintf(out, "platform %u: %s (%s, %s)\n", p, name, vendor, version);
+        cl_device_id devices[MAX_DEVICES];
+        cl_uint device_count = get_devices(platforms[p], devices);
+        for (cl_uint d = 0; d < device_count; d++) {
+            cl_device_type type;
+            cl_uint units;
+            size_t max_group;
+            cl_ulong max_alloc;
+            CL_CHECK(clGetDeviceInfo(devices[d], CL_DEVICE_NAME, sizeof name, name, NULL));
+            CL_CHECK(clGetDeviceInfo(devices[d], CL_DEVICE_TYPE, sizeof type, &type, NULL));
+            CL_CHECK(clGetDeviceInfo(devices[d], CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units,
+                                     NULL));
+            CL_CHECK(clGetDeviceInfo(devices[d], CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_group,
+                                     &max_group, NULL));
+            CL_CHECK(clGetDeviceInfo(devices[d], CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc,
+                                     &max_alloc, NULL));
+            fprintf(out,
+                    "  --platform %u --device %u: %s (%s, %u compute units, work-groups up to %zu, "
+                    "buffers up to %llu MiB)\n",
+                    p, d, name, type_name(type), units, max_group,
+                    (unsigned long long)(max_alloc >> 20));
+            devices_seen++;
+        }
+    }
+    if (devices_seen == 0)
+        fprintf(out, "no OpenCL device found (install an ICD, e.g. pocl-opencl-icd)\n");
+    return devices_seen;
+}
+
+/* The first device of the wanted type over all platforms. */
+static bool find_device(cl_device_type wanted, cl_platform_id *platform, cl_device_id *device)
+{
+    cl_platform_id platforms[MAX_PLATFORMS];
+    cl_uint platform_count = get_platforms(platforms);
+    for (cl_uint p = 0; p < platform_count; p++) {
+        cl_device_id devices[MAX_DEVICES];
+        cl_uint device_count = get_devices(platforms[p], devices);
+        for (cl_uint d = 0; d < device_count; d++) {
+            cl_device_type type;
+            CL_CHECK(clGetDeviceInfo(devices[d], CL_DEVICE_TYPE, sizeof type, &type, NULL));
+            if (type & wanted) {
+                *platform = platforms[p];
+                *device = devices[d];
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+static void cannot_run(const struct stage *stage)
+{
+    fprintf(stderr,
+            "%s: cannot run here: no OpenCL device (install an ICD such as pocl-opencl-icd; "
+            "--list shows what is found)\n",
+            stage->program);
+    exit(EXIT_CANNOT_RUN);
+}
+
+struct opencl open_opencl(const struct stage *stage, const struct options *opt)
+{
+    struct opencl cl = {0};
+    char why[256];
+    cl_platform_id platforms[MAX_PLATFORMS];
+    cl_uint platform_count = get_platforms(platforms);
+    if (platform_count == 0)
+        cannot_run(stage);
+    if (opt->platform >= 0) {
+        cl_device_id devices[MAX_DEVICES];
+        if ((cl_uint)opt->platform >= platform_count) {
+            snprintf(why, sizeof why, "--platform %d: there are %u platforms (see --list)",
+                     opt->platform, platform_count);
+            usage_error(stage, why);
+        }
+        int device = opt->device >= 0 ? opt->device : 0;
+        cl_uint device_count = get_devices(platforms[opt->platform], devices);
+        if ((cl_uint)device >= device_count) {
+            snprintf(why, sizeof why, "--device %d: platform %d has %u devices (see --list)",
+                     device, opt->platform, device_count);
+            usage_error(stage, why);
+        }
+        cl.platform = platforms[opt->platform];
+        cl.device = devices[device];
+    } else if (!find_device(CL_DEVICE_TYPE_GPU, &cl.platform, &cl.device) &&
+               !find_device(CL_DEVICE_TYPE_ALL, &cl.platform, &cl.device)) {
+        cannot_run(stage);
+    }
+
+    CL_CHECK(clGetDeviceInfo(cl.device, CL_DEVICE_NAME, sizeof cl.name, cl.name, NULL));
+    CL_CHECK(clGetDeviceInfo(cl.device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cl.compute_units,
+                             &cl.compute_units, NULL));
+    CL_CHECK(clGetDeviceInfo(cl.device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof cl.max_work_group,
+                             &cl.max_work_group, NULL));
+    CL_CHECK(clGetDeviceInfo(cl.device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof cl.max_buffer,
+                             &cl.max_buffer, NULL));
+    cl_int err;
+    cl.context = clCreateContext(NULL, 1, &cl.device, NULL, NULL, &err);
+    CL_CHECK(err);
+    /* clCreateCommandQueue is deprecated in OpenCL 2.0, but it is the 1.2 call
+     * that every platform has, PoCL's and NVIDIA's alike. */
+    cl.queue = clCreateCommandQueue(cl.context, cl.device, CL_QUEUE_PROFILING_ENABLE, &err);
+    CL_CHECK(err);
+    return cl;
+}
+
+cl_program build_program(const struct opencl *cl, const char *file_name)
+{
+    /* The directory of the running program, not the working directory. */
+    char exe[4096], path[4096 + 256];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len < 0)
+        fail("cannot find the running program (/proc/self/exe) to locate %s", file_name);
+    exe[len] = '\0';
+    snprintf(path, sizeof path, "%s/%s", dirname(exe), file_name);
+
+    unsigned char *source;
+    size_t size;
+    char why[4600];
+    if (read_file(path, &source, &size, why, sizeof why) != EXIT_OK)
+        fail("the kernel file must sit next to the program: %s", why);
+    const char *text = (const char *)source;
+    cl_int err;
+    cl_program program = clCreateProgramWithSource(cl->context, 1, &text, &size, &err);
+    CL_CHECK(err);
+    free(source);
+
+    err = clBuildProgram(program, 1, &cl->device, "", NULL, NULL);
+    if (err == CL_BUILD_PROGRAM_FAILURE) {
+        size_t log_size = 0;
+        CL_CHECK(
+            clGetProgramBuildInfo(program, cl->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &log_size));
+        char *log = malloc(log_size + 1);
+        if (log) {
+            CL_CHECK(clGetProgramBuildInfo(program, cl->device, CL_PROGRAM_BUILD_LOG, log_size, log,
+                                           NULL));
+            log[log_size] = '\0';
+            fprintf(stderr, "%s\n", log);
+        }
+        fail("%s does not compile for %s (the build log is above)", path, cl->name);
+    }
+    CL_CHECK(err);
+    return program;
+}
+
+struct launch choose_opencl_launch(const struct stage *stage, const struct options *opt,
+                                   const struct opencl *cl, cl_kernel kernel, int blocks_per_unit,
+                                   int threads)
+{
+    /* A kernel may allow less than the device does (registers, local memory). */
+    size_t kernel_max;
+    CL_CHECK(clGetKernelWorkGroupInfo(kernel, cl->device, CL_KERNEL_WORK_GROUP_SIZE,
+                                      sizeof kernel_max, &kernel_max, NULL));
+    size_t limit = kernel_max < cl->max_work_group ? kernel_max : cl->max_work_group;
+    struct launch launch;
+    size_t preferred = (size_t)threads < limit ? (size_t)threads : limit;
+    launch.threads = opt->threads ? opt->threads : (int)preferred;
+    if (opt->blocks)
+        launch.blocks = opt->blocks;
+    else
+        launch.blocks = (long)(opt->blocks_per_sm ? opt->blocks_per_sm : blocks_per_unit) *
+                        (long)cl->compute_units;
+    if ((size_t)launch.threads > limit) {
+        char why[512];
+        snprintf(why, sizeof why, "--threads: %.200s takes at most %zu work-items per work-group",
+                 cl->name, limit);
+        usage_error(stage, why);
+    }
+    return launch;
+}
+
+void require_opencl_buffer(const struct stage *stage, const struct opencl *cl, size_t bytes)
+{
+    if (bytes > cl->max_buffer) {
+        fprintf(stderr,
+                "%s: the input (%zu bytes) is larger than the largest buffer %s allows (%llu "
+                "bytes)\n",
+                stage->program, bytes, cl->name, (unsigned long long)cl->max_buffer);
+        exit(EXIT_FAILED);
+    }
+}
+
+void close_opencl(struct opencl *cl)
+{
+    CL_CHECK(clReleaseCommandQueue(cl->queue));
+    CL_CHECK(clReleaseContext(cl->context));
+}
