@@ -104,6 +104,8 @@ int main(int argc, char **argv)
     CL_CHECK(err);
     /* The book's launch again: two work-groups per compute unit, 256 work-items each. */
     struct launch launch = choose_opencl_launch(&stage, &opt, &cl, kernel, 2, 256);
+    if (opt.data != DATA_FILE && opt.data != DATA_IMAGE)
+        require_opencl_buffer(&stage, &cl, opt.size); /* before making gigabytes of input */
     struct input in = make_input(&stage, &opt);
     require_opencl_buffer(&stage, &cl, in.size);
 

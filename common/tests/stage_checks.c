@@ -332,7 +332,7 @@ TCase *output_tcase(int *checks)
 
 /* ------------------------------------------------------------- the suite -- */
 
-void add_if_runnable(Suite *suite, TCase *tc, int checks)
+bool can_run_stage(void)
 {
     if (runnable < 0) {
         struct stage_output o;
@@ -341,7 +341,17 @@ void add_if_runnable(Suite *suite, TCase *tc, int checks)
         snprintf(skip_reason, sizeof skip_reason, "%.500s", o.err);
         skip_reason[strcspn(skip_reason, "\n")] = '\0';
     }
-    if (runnable)
+    return runnable;
+}
+
+void add_skipped(int checks)
+{
+    skipped_checks += checks;
+}
+
+void add_if_runnable(Suite *suite, TCase *tc, int checks)
+{
+    if (can_run_stage())
         suite_add_tcase(suite, tc);
     else
         skipped_checks += checks;
@@ -354,7 +364,8 @@ int run_suite(Suite *suite)
     int failed = srunner_ntests_failed(runner);
     srunner_free(runner);
     if (skipped_checks)
-        printf("SKIPPED: %d checks of %s: %s\n", skipped_checks, stage_dir, skip_reason);
+        printf("SKIPPED: %d checks of %s%s%s\n", skipped_checks, stage_dir, runnable ? "" : ": ",
+               runnable ? "" : skip_reason);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 

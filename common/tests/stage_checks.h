@@ -50,6 +50,12 @@ TCase *usage_tcase(bool gpu_stage, int *checks); /* bad usage exits 2, --help ex
 TCase *output_tcase(int *checks);                /* --csv, --size 0, --file, the default input */
 TCase *gpu_tcase(int *checks);                   /* the matrix, launch overrides, past 2 GiB */
 
+/* Whether the program can run here: it does not exit 77 on a tiny input. */
+bool can_run_stage(void);
+
+/* Counts checks a suite leaves out (what the device cannot take) as skipped. */
+void add_skipped(int checks);
+
 /* Adds the case when the program can run here; otherwise prints why and counts
  * its checks as skipped. A stage that cannot run exits 77. */
 void add_if_runnable(Suite *suite, TCase *tc, int checks);
