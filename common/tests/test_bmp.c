@@ -102,48 +102,37 @@ static void assert_pixels(const struct image *img, int width, int height, bool p
 
 /* ------------------------------------------------------------ valid files -- */
 
-START_TEST(test_24_bit_odd_width_bottom_up_gives_every_pixel)
+struct layout {
+    const char *what;
+    int bits, width, height; /* a negative height: stored top-down */
+};
+
+static const struct layout layouts[] = {
+    {"24-bit, odd width, bottom-up: 15 bytes a row, padded to 16", 24, 5, 3},
+    {"24-bit, top-down", 24, 7, -4},
+    {"8-bit, paletted: 9 bytes a row, padded to 12", 8, 9, 5},
+    {"8-bit, paletted, top-down", 8, 4, -2},
+    {"32-bit, no padding", 32, 3, 2},
+};
+#define LAYOUTS ((int)(sizeof layouts / sizeof layouts[0]))
+
+START_TEST(test_every_supported_layout_gives_every_pixel)
 {
+    const struct layout *l = &layouts[_i];
     struct image img;
     char why[256];
-    size_t size = make_bmp(valid, 24, 5, 3); /* 15 bytes a row, padded to 16 */
-    ck_assert_int_eq(decode_copy(valid, size, &img, why), EXIT_OK);
-    assert_pixels(&img, 5, 3, false);
+    size_t size = make_bmp(valid, l->bits, l->width, l->height);
+    ck_assert_msg(decode_copy(valid, size, &img, why) == EXIT_OK, "%s: %s", l->what, why);
+    assert_pixels(&img, l->width, l->height < 0 ? -l->height : l->height, l->bits == 8);
     free_image(&img);
 }
 END_TEST
 
-START_TEST(test_top_down_rows_are_read_in_order)
-{
-    struct image img;
-    char why[256];
-    size_t size = make_bmp(valid, 24, 7, -4);
-    ck_assert_int_eq(decode_copy(valid, size, &img, why), EXIT_OK);
-    assert_pixels(&img, 7, 4, false);
-    free_image(&img);
-}
-END_TEST
-
-START_TEST(test_8_bit_pixels_are_looked_up_in_the_palette)
-{
-    struct image img;
-    char why[256];
-    size_t size = make_bmp(valid, 8, 9, 5); /* 9 bytes a row, padded to 12 */
-    ck_assert_int_eq(decode_copy(valid, size, &img, why), EXIT_OK);
-    assert_pixels(&img, 9, 5, true);
-    free_image(&img);
-}
-END_TEST
-
-START_TEST(test_32_bit_pixels_with_and_without_bit_fields)
+START_TEST(test_32_bit_pixels_described_by_bit_fields)
 {
     struct image img;
     char why[256];
     size_t size = make_bmp(valid, 32, 3, 2);
-    ck_assert_int_eq(decode_copy(valid, size, &img, why), EXIT_OK);
-    assert_pixels(&img, 3, 2, false);
-    free_image(&img);
-
     /* The same pixels described by masks that follow the 40-byte header. */
     static unsigned char fields[4096];
     memcpy(fields, valid, 54);
@@ -310,10 +299,8 @@ TCase *bmp_tcase(void)
 {
     TCase *tc = tcase_create("bmp");
     tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, test_24_bit_odd_width_bottom_up_gives_every_pixel);
-    tcase_add_test(tc, test_top_down_rows_are_read_in_order);
-    tcase_add_test(tc, test_8_bit_pixels_are_looked_up_in_the_palette);
-    tcase_add_test(tc, test_32_bit_pixels_with_and_without_bit_fields);
+    tcase_add_loop_test(tc, test_every_supported_layout_gives_every_pixel, 0, LAYOUTS);
+    tcase_add_test(tc, test_32_bit_pixels_described_by_bit_fields);
     tcase_add_test(tc, test_a_missing_last_row_padding_is_accepted);
     tcase_add_test(tc, test_luminance_weights_green_most);
     tcase_add_test(tc, test_the_sample_photograph_decodes);
