@@ -2,6 +2,7 @@
 # `make help` lists the targets; each stage also builds on its own (make -C 03_shared_atomics).
 
 STAGES    := 01_cpu 02_global_atomics 03_shared_atomics 04_opencl_port
+TOOLS     := plots/read_bandwidth
 
 # Stages whose compiler or headers are missing are left out with a note
 # (common/can-build.sh), decided when they are built: after `make deps`.
@@ -11,18 +12,25 @@ export CUDA_HOME NVCC
 # make test NO_DEPS=1 skips the package check (machines without apt or network)
 DEPS      := $(if $(NO_DEPS),,deps)
 
-.PHONY: all demo test asan deps help clean $(STAGES)
+.PHONY: all demo test asan bench plots deps help clean $(STAGES) $(TOOLS)
 
-all: $(STAGES)
+all: $(STAGES) $(TOOLS)
 
-$(STAGES):
+$(STAGES) $(TOOLS):
 	@if common/can-build.sh $@; then $(MAKE) --no-print-directory -C $@; fi
 
 demo: $(DEPS) all
 	@plots/demo.sh $(STAGES)
 
 test: $(DEPS) all
-	@common/run-tests.sh common $(STAGES)
+	@common/run-tests.sh common $(STAGES) $(TOOLS) plots
+
+# BENCH_SIZE, BENCH_REPS, BENCH_SWEEPS, BENCH_OUT: see plots/bench.sh
+bench: $(DEPS) all
+	@plots/bench.sh
+
+plots: $(DEPS)
+	@plots/plots.sh
 
 asan: $(DEPS)
 	@$(MAKE) --no-print-directory -C common asan
@@ -35,10 +43,13 @@ help:
 	@echo "make demo       run every stage on the book's 100 MiB input, one table"
 	@echo "                (DEMO_ARGS='--size 1G --data skewed' changes the input)"
 	@echo "make test       run every Check suite; GPU checks skip visibly without a GPU"
+	@echo "make bench      run every stage on every input, with sweeps; one CSV per machine"
+	@echo "                in plots/results/ (BENCH_SIZE=1M BENCH_SWEEPS=no: a quick one)"
+	@echo "make plots      draw plots/figures/*.png and .svg from every CSV in plots/results/"
 	@echo "make asan       the common/ suite (file and BMP readers) under AddressSanitizer"
 	@echo "make deps       install missing Debian packages (apt-get; sudo when not root)"
 	@echo "make clean      remove every build"
 	@echo "make -C 03_shared_atomics run ARGS='--blocks-per-sm 8'   one stage by hand"
 
 clean:
-	for s in common $(STAGES); do $(MAKE) -C $$s clean; done
+	for s in common $(STAGES) $(TOOLS) plots; do $(MAKE) -C $$s clean; done

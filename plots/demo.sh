@@ -32,26 +32,7 @@ runs_of() {
     esac
 }
 
-# Splits one CSV line (RFC 4180 quoting) into the array FIELDS.
-split_csv() {
-    local line=$1 field="" quoted=0 c i
-    FIELDS=()
-    for ((i = 0; i < ${#line}; i++)); do
-        c=${line:i:1}
-        if ((quoted)); then
-            if [[ $c == '"' && ${line:i+1:1} == '"' ]]; then field+='"'; ((i++))
-            elif [[ $c == '"' ]]; then quoted=0
-            else field+=$c; fi
-        else
-            case $c in
-            '"') quoted=1 ;;
-            ,) FIELDS+=("$field"); field="" ;;
-            *) field+=$c ;;
-            esac
-        fi
-    done
-    FIELDS+=("$field")
-}
+source plots/csv.sh
 
 row_format="%-18s %-20s %-12s %-8s %-28s %10s %13s %9s  %s\n"
 failures=0 done_runs=0

@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# make bench: runs every stage that can run on this machine over every input
+# (uniform, skewed, constant, text, the sample photograph), then the sweeps,
+# and writes one CSV for this machine into plots/results/, named after its GPU
+# (or its CPU where there is none). Every GPU row also gets the GPU's measured
+# streaming-read time for the same number of bytes (plots/read_bandwidth), so
+# that its speed can be shown as a percentage of what the memory allows.
+#
+# Knobs, from the environment or make's command line:
+#   BENCH_SIZE   bytes of generated input (default 100M, the book's)
+#   BENCH_REPS   timed runs per measurement, after one warm-up (default 10)
+#   BENCH_SWEEPS yes or no: 03's blocks per SM (1 to 64) and input sizes 1 MiB
+#                to 1 GiB for the GPU stages (default: yes where a GPU is)
+#   BENCH_OUT    where the CSV goes (default plots/results)
+set -uo pipefail
+out_dir=$(realpath -m "${BENCH_OUT:-$(dirname "$0")/results}") # as given from the caller's folder
+cd "$(dirname "$0")/.."
+
+size=${BENCH_SIZE:-100M}
+reps=${BENCH_REPS:-10}
+image=data/chelsea.bmp
+
+# ------------------------------------------------------------- the machine --
+host_cpu=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2 | sed 's/^ *//')
+host_cpu=${host_cpu:-unknown}
+gpu=none driver=none
+if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
+    gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+    driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1)
+fi
+nvcc=${NVCC:-${CUDA_HOME:-/usr/local/cuda}/bin/nvcc}
+cuda=$("$nvcc" --version 2>/dev/null | grep -o 'release [0-9.]*' | cut -d' ' -f2)
+cuda=${cuda:-none}
+sweeps=${BENCH_SWEEPS:-$([ "$gpu" != none ] && echo yes || echo no)}
+machine=$([ "$gpu" != none ] && echo "$gpu" || echo "$host_cpu")
+slug=$(echo "$machine" | tr 'A-Z' 'a-z' | sed 's/([^)]*)//g; s/[^a-z0-9]\{1,\}/-/g; s/^-//; s/-$//')
+date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+mkdir -p "$out_dir"
+csv=$out_dir/$slug.csv
+
+# ------------------------------------------------------------ the run list --
+# One line per run: run-kind|program|options. read_bandwidth comes first for
+# each input size, so that the GPU rows after it can be compared with it.
+opencl_devices() { # the --platform/--device options of every OpenCL device, or of GPUs only
+    [ -x 04_opencl_port/hist_opencl ] || return 0
+    04_opencl_port/hist_opencl --list 2>/dev/null | grep -E "${1:-.}" |
+        grep -Eo -- '--platform [0-9]+ --device [0-9]+'
+}
+
+plan() {
+    local threads input data devices gpu_devices
+    threads=$(nproc 2>/dev/null || echo 2)
+    devices=$(opencl_devices)
+    gpu_devices=$(opencl_devices '\(GPU,')
+    for data in uniform skewed constant text image; do
+        if [ $data = image ]; then input="--image $image"; else input="--data $data --size $size"; fi
+        case $data in uniform | image) echo "main|plots/read_bandwidth/read_bandwidth|$input" ;; esac
+        echo "main|01_cpu/hist_cpu|$input"
+        echo "main|01_cpu/hist_cpu|$input --variant sub4"
+        echo "main|01_cpu/hist_cpu|$input --variant sub4 --threads $threads"
+        echo "main|02_global_atomics/hist_gpu_gmem_atomics|$input"
+        echo "main|03_shared_atomics/hist_gpu_shmem_atomics|$input"
+        echo "$devices" | while read -r device; do
+            echo "main|04_opencl_port/hist_opencl|$input $device"
+        done
+    done
+    [ "$sweeps" = yes ] || return 0
+    for k in 1 2 4 8 16 32 64; do
+        echo "blocks-sweep|03_shared_atomics/hist_gpu_shmem_atomics|--size $size --blocks-per-sm $k"
+    done
+    for s in 1M 4M 16M 64M 256M 1G; do
+        echo "size-sweep|plots/read_bandwidth/read_bandwidth|--size $s"
+        echo "size-sweep|02_global_atomics/hist_gpu_gmem_atomics|--size $s"
+        echo "size-sweep|03_shared_atomics/hist_gpu_shmem_atomics|--size $s"
+        echo "size-sweep|03_shared_atomics/hist_gpu_shmem_atomics|--size $s --blocks-per-sm 8"
+        echo "$gpu_devices" | while read -r device; do
+            [ -z "$device" ] || echo "size-sweep|04_opencl_port/hist_opencl|--size $s $device"
+        done
+    done
+}
+
+source plots/csv.sh
+
+# ---------------------------------------------------------------- the runs --
+runs=$(plan)
+total=$(echo "$runs" | grep -c .)
+echo "bench: $total runs on $machine (sweeps: $sweeps); writing $csv" >&2
+header=$(01_cpu/hist_cpu --size 0 --reps 1 --csv 2>/dev/null | head -1)
+[ -n "$header" ] || { echo "bench: 01_cpu/hist_cpu does not run: build first (make)" >&2; exit 1; }
+tmp=$(mktemp) err=$(mktemp)
+trap 'rm -f "$tmp" "$err"' EXIT
+echo "$header,pct_of_read_bw,run,date,host_cpu,gpu,driver,cuda" >"$tmp"
+machine_columns="$date,$(csv_text "$host_cpu"),$(csv_text "$gpu"),$(csv_text "$driver"),$cuda"
+
+declare -A read_ms cannot_run
+failures=0 n=0
+while IFS='|' read -r run program options; do
+    n=$((n + 1))
+    printf '[%d/%d, %d left] %s %s\n' $n "$total" $((total - n)) "$program" "$options" >&2
+    if [ ! -x "$program" ]; then
+        cannot_run[$program]="not built"
+        continue
+    fi
+    [ -z "${cannot_run[$program]:-}" ] || continue
+    # shellcheck disable=SC2086 # options are words on purpose
+    output=$("$program" $options --reps "$reps" --csv 2>"$err")
+    status=$?
+    row=$(echo "$output" | sed -n 2p)
+    if [ "$status" -eq 77 ]; then
+        cannot_run[$program]=$(head -1 "$err")
+        echo "    skipped: ${cannot_run[$program]}" >&2
+        continue
+    fi
+    if [ "$status" -ne 0 ] || [ -z "$row" ]; then
+        echo "    FAILED (exit $status): $(head -1 "$err")" >&2
+        failures=$((failures + 1))
+        [ -n "$row" ] || continue # a wrong histogram still gets its row, verified=no
+    fi
+    split_csv "$row" # stage,impl,device,data,bytes,seed,blocks,threads,reps,kernel_ms,...
+    bytes=${FIELDS[4]} kernel_ms=${FIELDS[9]}
+    pct=""
+    if [[ $program == */read_bandwidth ]]; then
+        read_ms[$bytes]=$kernel_ms
+    elif [ "${FIELDS[2]}" = "$gpu" ] && [ -n "${read_ms[$bytes]:-}" ]; then
+        pct=$(awk -v r="${read_ms[$bytes]}" -v k="$kernel_ms" 'BEGIN { printf "%.2f", 100 * r / k }')
+    fi
+    echo "$row,$pct,$run,$machine_columns" >>"$tmp"
+done <<<"$runs"
+mv "$tmp" "$csv"
+
+# The histograms themselves, for the figures: the book's phrase (ten copies,
+# one bar per character) and the photograph's brightness.
+01_cpu/hist_cpu --data text --size 230 --reps 1 --bins 2>/dev/null |
+    awk -F': ' '/^[0-9]+: [0-9]+$/ && $2 > 0 { printf "%d\t%s\n", $1, $2 }' >"$out_dir/bins-text.dat"
+01_cpu/hist_cpu --image "$image" --reps 1 --bins 2>/dev/null |
+    awk -F': ' '/^[0-9]+: [0-9]+$/ { printf "%d\t%s\n", $1, $2 }' >"$out_dir/bins-chelsea.dat"
+
+rows=$(($(wc -l <"$csv") - 1))
+echo "bench: $rows rows in $csv" >&2
+for program in "${!cannot_run[@]}"; do
+    echo "bench: not run: $program: ${cannot_run[$program]}" >&2
+done
+if [ $failures -ne 0 ]; then
+    echo "bench: $failures runs FAILED (see above)" >&2
+    exit 1
+fi

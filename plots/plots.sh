@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# make plots: draws the charts of every CSV in plots/results/ (one CSV per
+# machine, written by make bench) into plots/figures/, as PNG and SVG:
+#   <machine>-stages-<input>   every stage side by side, kernel only and end to end
+#   <machine>-bandwidth        GPU stages as % of the GPU's read bandwidth, by input size
+#   <machine>-blocks           stage 03 against blocks per SM
+#   <machine>-contention       uniform vs skewed vs constant bytes, per stage
+#   machines-uniform           each stage on every machine: the lab comparison
+#   histogram-text, histogram-chelsea   the histograms themselves
+# PLOTS_RESULTS and PLOTS_OUT change the two folders.
+set -euo pipefail
+# the folders, as given from where make plots was called; then work from the top
+results=$(realpath -m "${PLOTS_RESULTS:-$(dirname "$0")/results}")
+out=$(realpath -m "${PLOTS_OUT:-$(dirname "$0")/figures}")
+cd "$(dirname "$0")/.."
+
+gnuplot=${GNUPLOT:-gnuplot}
+if ! command -v "$gnuplot" >/dev/null; then
+    echo "plots: skipped: gnuplot is not installed (make deps installs gnuplot-nox);" \
+         "the CSVs in $results are kept as they are"
+    exit 0
+fi
+mkdir -p "$out"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+rows() { # rows CHART CSV...: the rows a chart needs, for gnuplot (KIND=... picks the input)
+    local chart=$1
+    shift
+    awk -v chart="$chart" -v kind="${KIND:-}" -f plots/rows.awk "$@"
+}
+
+draw() { # draw SCRIPT DATA NAME TITLE [gnuplot settings]: renders NAME.png and NAME.svg
+    local script=$1 data=$2 name=$3 title=$4 extra=${5:-}
+    if [ ! -s "$data" ]; then
+        return 0 # nothing of this kind was recorded on this machine
+    fi
+    title=${title//\'/\'\'} # in a gnuplot string in single quotes, '' is one quote
+    "$gnuplot" -e "data='$data'; out='$out/$name'; title='$title'; $extra" "plots/gnuplot/$script.gp"
+    echo "plots: $out/$name.png"
+}
+
+csvs=$(ls "$results"/*.csv 2>/dev/null || true)
+[ -n "$csvs" ] || { echo "plots: no CSV in $results: run make bench first"; exit 1; }
+for csv in $csvs; do
+    slug=$(basename "$csv" .csv)
+    machine=$(rows machine "$csv")
+    size=$(rows size "$csv")
+    for kind in uniform skewed constant text chelsea.bmp; do
+        KIND=$kind rows stages "$csv" >"$tmp/stages"
+        what=$([ "$kind" = chelsea.bmp ] && echo "the sample photograph" || echo "$kind bytes, $size")
+        draw stages "$tmp/stages" "$slug-stages-${kind%.bmp}" "Every stage on $machine: $what"
+    done
+    rows contention "$csv" >"$tmp/contention"
+    draw contention "$tmp/contention" "$slug-contention" \
+        "Collisions: kernel time on uniform, skewed and constant bytes ($size), $machine"
+    rows bandwidth "$csv" >"$tmp/bandwidth"
+    draw bandwidth "$tmp/bandwidth" "$slug-bandwidth" \
+        "GPU stages as % of the measured read bandwidth of $machine"
+    rows blocks "$csv" >"$tmp/blocks"
+    draw blocks "$tmp/blocks" "$slug-blocks" \
+        "Stage 03 with more blocks than the book's 2 per SM, $machine ($size uniform)"
+done
+# shellcheck disable=SC2086 # every CSV is an argument
+rows machines $csvs >"$tmp/machines"
+[ "$(wc -l <"$tmp/machines")" -gt 1 ] || : >"$tmp/machines"
+draw machines "$tmp/machines" machines-uniform "Every machine recorded: kernel time per stage (uniform bytes, 100 MiB)"
+
+if [ -s "$results/bins-text.dat" ]; then
+    awk -F'\t' '{ printf "\"%s\"\t%s\n", $1 == 32 ? "space" : sprintf("%c", $1), $2 }' \
+        "$results/bins-text.dat" >"$tmp/text"
+    draw histogram "$tmp/text" histogram-text \
+        "Characters of \"Programming with CUDA C\" (ten copies)" "kind='text'"
+fi
+draw histogram "$results/bins-chelsea.dat" histogram-chelsea \
+    "Brightness of the sample photograph (data/chelsea.bmp, 451 x 300)" "kind='image'"

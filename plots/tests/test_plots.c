@@ -1,0 +1,183 @@
+/*
+ * test_plots.c - make bench writes the documented columns and one verified
+ * row per stage and input for every stage that runs here (on a small size),
+ * and every gnuplot script renders a non-empty PNG from a fixture CSV.
+ * Runs from plots/ (make -C plots test).
+ */
+#include "book.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#define BENCH_COLUMNS CSV_HEADER ",pct_of_read_bw,run,date,host_cpu,gpu,driver,cuda"
+
+static int skipped;
+
+static int shell(const char *command)
+{
+    int status = system(command);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static char *read_text(const char *path)
+{
+    unsigned char *text;
+    size_t size;
+    char why[512];
+    ck_assert_msg(read_file(path, &text, &size, why, sizeof why) == EXIT_OK, "%s", why);
+    text = realloc(text, size + 1);
+    ck_assert(text != NULL);
+    text[size] = '\0';
+    return (char *)text;
+}
+
+/* ---------------------------------------------------------------- bench -- */
+
+static const char *const programs[][2] = {
+    {"01_cpu", "../01_cpu/hist_cpu"},
+    {"02_global_atomics", "../02_global_atomics/hist_gpu_gmem_atomics"},
+    {"03_shared_atomics", "../03_shared_atomics/hist_gpu_shmem_atomics"},
+    {"04_opencl_port", "../04_opencl_port/hist_opencl"},
+};
+static const char *const inputs[] = {"uniform", "skewed", "constant", "text", "data/chelsea.bmp"};
+
+static bool runs_here(const char *program)
+{
+    char command[512];
+    snprintf(command, sizeof command, "'%s' --size 1 --reps 1 >/dev/null 2>&1", program);
+    return shell(command) == EXIT_OK;
+}
+
+START_TEST(test_bench_writes_one_verified_row_per_stage_and_input)
+{
+    char dir[] = "/tmp/bench_test_XXXXXX", command[1024];
+    ck_assert(mkdtemp(dir) != NULL);
+    snprintf(command, sizeof command,
+             "BENCH_SIZE=64K BENCH_REPS=2 BENCH_SWEEPS=no BENCH_OUT=%s ./bench.sh 2>/dev/null &&"
+             " ls %s/*.csv > %s/which",
+             dir, dir, dir);
+    ck_assert_int_eq(shell(command), 0);
+    snprintf(command, sizeof command, "%s/which", dir);
+    char *csv_path = read_text(command);
+    csv_path[strcspn(csv_path, "\n")] = '\0';
+    char *csv = read_text(csv_path);
+
+    char *line = strtok(csv, "\n");
+    ck_assert_str_eq(line, BENCH_COLUMNS);
+    int rows = 0;
+    bool seen[4][5] = {{false}};
+    while ((line = strtok(NULL, "\n"))) {
+        rows++;
+        char stage[64], data[64];
+        ck_assert_msg(sscanf(line, "%63[^,],%*[^,],%*[^,],%63[^,],", stage, data) == 2, "%s",
+                      line);
+        ck_assert_msg(strstr(line, ",yes,") != NULL, "not verified: %s", line);
+        for (int p = 0; p < 4; p++)
+            for (int i = 0; i < 5; i++)
+                if (strcmp(stage, programs[p][0]) == 0 && strcmp(data, inputs[i]) == 0)
+                    seen[p][i] = true;
+    }
+    ck_assert_int_gt(rows, 0);
+    for (int p = 0; p < 4; p++) {
+        if (!runs_here(programs[p][1]))
+            continue;
+        for (int i = 0; i < 5; i++)
+            ck_assert_msg(seen[p][i], "no row for %s on %s", programs[p][0], inputs[i]);
+    }
+
+    /* The histograms the figures draw: ten copies of the phrase, every pixel. */
+    snprintf(command, sizeof command,
+             "test $(awk -F'\\t' '{ s += $2 } END { print s }' %s/bins-text.dat) = 230 &&"
+             " test $(awk -F'\\t' '{ s += $2 } END { print s }' %s/bins-chelsea.dat) = 135300",
+             dir, dir);
+    ck_assert_int_eq(shell(command), 0);
+    snprintf(command, sizeof command, "rm -rf '%s'", dir);
+    shell(command);
+    free(csv);
+    free(csv_path);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- plots -- */
+
+static const char *const charts[] = {
+    "fixture-gpu-stages-uniform", "fixture-gpu-stages-skewed",  "fixture-gpu-stages-constant",
+    "fixture-gpu-stages-text",    "fixture-gpu-stages-chelsea", "fixture-gpu-contention",
+    "fixture-gpu-bandwidth",      "fixture-gpu-blocks",         "machines-uniform",
+    "histogram-text",             "histogram-chelsea",
+};
+#define CHARTS ((int)(sizeof charts / sizeof charts[0]))
+
+static char figures[] = "/tmp/plots_test_XXXXXX";
+
+START_TEST(test_every_chart_renders_a_png_and_an_svg)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s.png", figures, charts[_i]);
+    FILE *png = fopen(path, "rb");
+    ck_assert_msg(png != NULL, "%s was not drawn", path);
+    unsigned char magic[8] = {0};
+    size_t got = fread(magic, 1, sizeof magic, png);
+    fseek(png, 0, SEEK_END);
+    long size = ftell(png);
+    fclose(png);
+    ck_assert_msg(got == 8 && memcmp(magic, "\x89PNG\r\n\x1a\n", 8) == 0, "%s: not a PNG", path);
+    ck_assert_msg(size > 5000, "%s: only %ld bytes", path, size);
+    snprintf(path, sizeof path, "%s/%s.svg", figures, charts[_i]);
+    char *svg = read_text(path);
+    ck_assert_msg(strstr(svg, "<svg") != NULL, "%s: not an SVG", path);
+    free(svg);
+}
+END_TEST
+
+START_TEST(test_plots_without_gnuplot_say_so_and_keep_the_csvs)
+{
+    FILE *p = popen("GNUPLOT=/nonexistent/gnuplot PLOTS_RESULTS=tests/fixture ./plots.sh", "r");
+    ck_assert(p != NULL);
+    char line[512] = "";
+    ck_assert(fgets(line, sizeof line, p) != NULL);
+    ck_assert_int_eq(pclose(p), 0);
+    ck_assert_msg(strstr(line, "skipped: gnuplot is not installed"), "%s", line);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *suite = suite_create("plots");
+    TCase *bench = tcase_create("bench");
+    tcase_set_timeout(bench, 600);
+    tcase_add_test(bench, test_bench_writes_one_verified_row_per_stage_and_input);
+    suite_add_tcase(suite, bench);
+
+    TCase *plots = tcase_create("plots");
+    tcase_add_test(plots, test_plots_without_gnuplot_say_so_and_keep_the_csvs);
+    bool drawn = false;
+    if (shell("command -v gnuplot >/dev/null") == 0 && mkdtemp(figures)) {
+        /* Draw once, here; each check then looks at one chart. */
+        char command[512];
+        snprintf(command, sizeof command,
+                 "PLOTS_RESULTS=tests/fixture PLOTS_OUT=%s ./plots.sh >/dev/null", figures);
+        if (shell(command) != 0)
+            fprintf(stderr, "plots.sh failed on the fixture\n"); /* every chart check fails */
+        tcase_add_loop_test(plots, test_every_chart_renders_a_png_and_an_svg, 0, CHARTS);
+        drawn = true;
+    } else {
+        skipped += CHARTS;
+    }
+    suite_add_tcase(suite, plots);
+
+    SRunner *runner = srunner_create(suite);
+    srunner_run_all(runner, CK_ENV);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    if (drawn) {
+        char command[512];
+        snprintf(command, sizeof command, "rm -rf '%s'", figures);
+        shell(command);
+    }
+    if (skipped)
+        printf("SKIPPED: %d checks of plots: gnuplot is not installed\n", skipped);
+    return failed ? EXIT_FAILED : EXIT_OK;
+}
