@@ -22,7 +22,8 @@ function split_csv(line, f,    n, i, c, field, quoted) {
 function label(    name, where) {
     name = substr(r["stage"], 1, 2) " " r["impl"]
     if (r["stage"] == "read_bandwidth") return "read bandwidth (the floor)"
-    if (r["stage"] == "01_cpu" && r["threads"] > 1) name = name " x" r["threads"] " threads"
+    if (r["stage"] == "01_cpu" && r["threads"] > 1)   # machines differ in cores: say "every core" there
+        name = name (chart == "machines" ? " on every core" : " x" r["threads"] " threads")
     if (r["stage"] == "04_opencl_port") {
         where = (r["device"] == r["gpu"]) ? "GPU" : "CPU"
         name = name " on " where

@@ -4,6 +4,7 @@ load 'plots/gnuplot/style.gp'
 set title title
 set logscale x 2
 set xtics (1, 2, 4, 8, 16, 32, 64)
+set xrange [0.8:80]
 set xlabel "blocks per SM (256 threads each)"
 set ylabel "kernel time (ms; lower is faster)"
 set y2label "% of this GPU's read bandwidth"
