@@ -45,6 +45,17 @@ chart == "machine" && !done { print (r["gpu"] != "none") ? r["gpu"] : r["host_cp
 chart == "size" && !done && r["run"] == "main" && r["data"] == "uniform" {
     printf "%g MiB\n", r["bytes"] / 1048576; done = 1
 }
+# table: the main run on uniform bytes as a Markdown table, for the READMEs
+chart == "table" && r["run"] == "main" && r["data"] == "uniform" {
+    if (!rows++) {
+        print "| stage | variant | device | launch | kernel ms | end-to-end ms | GB/s (kernel) | % of read bandwidth | verified |"
+        print "|---|---|---|---|---:|---:|---:|---:|---|"
+    }
+    launch = r["blocks"] > 0 ? r["blocks"] " x " r["threads"] : r["threads"] " thread" (r["threads"] > 1 ? "s" : "")
+    printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r["stage"], r["impl"], r["device"], launch,
+           r["kernel_ms"], r["total_ms"], r["gbps"], r["pct_of_read_bw"] == "" ? "" : r["pct_of_read_bw"] "%",
+           r["verified"]
+}
 # stages: one kind of input; label, kernel ms, end-to-end ms
 chart == "stages" && r["run"] == "main" && data_name(r["data"]) == kind {
     printf "\"%s\"\t%s\t%s\n", label(), r["kernel_ms"], r["total_ms"]

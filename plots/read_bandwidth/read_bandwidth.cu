@@ -76,7 +76,8 @@ int main(int argc, char **argv)
     struct gpu gpu = open_gpu(&stage);
     /* Enough resident blocks to fill every SM, as the occupancy API counts them. */
     int blocks_per_sm;
-    HANDLE_ERROR(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, read_kernel, 256, 0));
+    HANDLE_ERROR(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, read_kernel, 256, 0));
     struct launch launch = choose_launch(&stage, &opt, &gpu, blocks_per_sm, 256);
     struct input in = make_input(&stage, &opt);
     /* A small input needs fewer blocks: each thread should have at least four

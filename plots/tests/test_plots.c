@@ -71,8 +71,7 @@ START_TEST(test_bench_writes_one_verified_row_per_stage_and_input)
     while ((line = strtok(NULL, "\n"))) {
         rows++;
         char stage[64], data[64];
-        ck_assert_msg(sscanf(line, "%63[^,],%*[^,],%*[^,],%63[^,],", stage, data) == 2, "%s",
-                      line);
+        ck_assert_msg(sscanf(line, "%63[^,],%*[^,],%*[^,],%63[^,],", stage, data) == 2, "%s", line);
         ck_assert_msg(strstr(line, ",yes,") != NULL, "not verified: %s", line);
         for (int p = 0; p < 4; p++)
             for (int i = 0; i < 5; i++)
@@ -103,10 +102,17 @@ END_TEST
 /* ---------------------------------------------------------------- plots -- */
 
 static const char *const charts[] = {
-    "fixture-gpu-stages-uniform", "fixture-gpu-stages-skewed",  "fixture-gpu-stages-constant",
-    "fixture-gpu-stages-text",    "fixture-gpu-stages-chelsea", "fixture-gpu-contention",
-    "fixture-gpu-bandwidth",      "fixture-gpu-blocks",         "machines-uniform",
-    "histogram-text",             "histogram-chelsea",
+    "fixture-gpu-stages-uniform",
+    "fixture-gpu-stages-skewed",
+    "fixture-gpu-stages-constant",
+    "fixture-gpu-stages-text",
+    "fixture-gpu-stages-chelsea",
+    "fixture-gpu-contention",
+    "fixture-gpu-bandwidth",
+    "fixture-gpu-blocks",
+    "machines-uniform",
+    "histogram-text",
+    "histogram-chelsea",
 };
 #define CHARTS ((int)(sizeof charts / sizeof charts[0]))
 
