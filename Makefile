@@ -1,7 +1,7 @@
 # The workbook's top level: every stage is built, run and tested from here.
 # `make help` lists the targets; each stage also builds on its own (make -C 03_shared_atomics).
 
-STAGES    := 01_cpu 02_global_atomics 03_shared_atomics 04_opencl_port
+STAGES    := 01_cpu 02_global_atomics 03_shared_atomics 04_opencl_port 05_privatized 06_streams
 TOOLS     := plots/read_bandwidth
 
 # Stages whose compiler or headers are missing are left out with a note

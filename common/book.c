@@ -328,7 +328,7 @@ static int parse_one(struct options *opt, const struct stage *stage, const char 
         opt->threads = (int)n;
         return status;
     }
-    if (strcmp(name, "--variant") == 0 && stage->variants)
+    if ((strcmp(name, "--variant") == 0 || strcmp(name, "--impl") == 0) && stage->variants)
         return parse_variant(opt, stage, value);
     if (strcmp(name, "--blocks") == 0 && stage->gpu)
         return parse_int(opt, name, value, 1, INT32_MAX, &opt->blocks);
@@ -348,8 +348,8 @@ static int parse_one(struct options *opt, const struct stage *stage, const char 
 static bool takes_value(const char *name)
 {
     static const char *const with_value[] = {
-        "--size",    "--data",   "--file",    "--image",         "--seed",     "--reps",
-        "--threads", "--blocks", "--variant", "--blocks-per-sm", "--platform", "--device"};
+        "--size",   "--data",    "--file",          "--image",    "--seed",   "--reps", "--threads",
+        "--blocks", "--variant", "--blocks-per-sm", "--platform", "--device", "--impl"};
     for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
         if (strcmp(name, with_value[i]) == 0)
             return true;
@@ -447,7 +447,7 @@ void print_usage(FILE *out, const struct stage *stage)
               "  --device J        the device of that platform (default 0)\n",
               out);
     if (stage->variants) {
-        fprintf(out, "  --variant NAME    ");
+        fprintf(out, "  --variant NAME    (or --impl NAME) ");
         for (int i = 0; stage->variants[i]; i++)
             fprintf(out, "%s%s%s", i ? ", " : "", stage->variants[i], i ? "" : " (default)");
         fputc('\n', out);
@@ -583,55 +583,134 @@ void print_csv_row(FILE *out, const struct csv_row *row)
             gb_per_s(row->bytes, row->kernel_ms), row->verified ? "yes" : "no");
 }
 
-int report_result(const struct stage *stage, const struct options *opt, const struct input *in,
-                  const struct result *r)
+static void print_input(const struct options *opt, const struct input *in)
 {
-    int wrong = verify_histogram(in->buffer, in->size, r->histo, "result", stderr);
-    if (r->kernel_histo)
-        wrong +=
-            verify_histogram(in->buffer, in->size, r->kernel_histo, "kernel-only result", stderr);
-    bool verified = wrong == 0;
+    if (opt->data == DATA_IMAGE)
+        printf("input:      image %s, %d x %d pixels: %zu bytes of brightness\n", in->name,
+               in->width, in->height, in->size);
+    else if (opt->data == DATA_FILE)
+        printf("input:      file %s, %zu bytes\n", in->name, in->size);
+    else
+        printf("input:      %s, %zu bytes, seed %" PRIu64 "\n", in->name, in->size, opt->seed);
+}
+
+/* One result in the report's long form: what a stage with one kernel prints. */
+static void print_one(const struct stage *stage, const struct options *opt, const struct input *in,
+                      const struct result *r, bool verified)
+{
+    printf("impl:       %s\n", r->impl);
+    printf("device:     %s\n", r->device);
+    print_input(opt, in);
+    if (stage->gpu)
+        printf("launch:     %ld blocks x %d threads\n", r->blocks, r->threads);
+    else
+        printf("threads:    %d\n", r->threads);
+    printf("Histogram Sum: %" PRIu64 "\n", histogram_sum(r->histo));
+    printf("kernel only: %10.3f ms %9.2f GB/s  (median of %d runs after %d warm-up)\n",
+           r->kernel_ms, gb_per_s(in->size, r->kernel_ms), opt->reps, WARMUP_RUNS);
+    printf("end to end:  %10.3f ms %9.2f GB/s  (%s)\n", r->total_ms,
+           gb_per_s(in->size, r->total_ms),
+           stage->gpu ? "allocate, copy in, memset, kernel, copy out"
+                      : "the same: on the CPU nothing is copied");
+    printf("verified:   %s\n", verified ? "yes, every bin matches the CPU" : "NO");
+}
+
+/* Several results side by side. A row without a histogram is the floor the
+ * others are measured against: a kernel that only reads the input (its kernel
+ * time), or a plain copy of it (its end-to-end time). */
+static void print_table(const struct options *opt, const struct input *in,
+                        const struct result *results, const bool *verified, int count)
+{
+    const struct result *floor = NULL;
+    for (int i = 0; i < count; i++)
+        if (!results[i].histo)
+            floor = &results[i];
+    printf("device:     %s\n", results[0].device);
+    print_input(opt, in);
+    for (int i = 0; i < count; i++)
+        if (results[i].histo) {
+            printf("Histogram Sum: %" PRIu64 "\n", histogram_sum(results[i].histo));
+            break;
+        }
+    printf("medians of %d runs after %d warm-up; %s is the floor: %%: its kernel time over the\n"
+           "row's, x: the row's end-to-end time over its\n\n",
+           opt->reps, WARMUP_RUNS, floor ? floor->impl : "(none)");
+    printf("%-16s %-10s %10s %9s %7s %14s %7s  %s\n", "impl", "launch", "kernel ms", "GB/s", "%",
+           "end-to-end ms", "x", "verified");
+    for (int i = 0; i < count; i++) {
+        const struct result *r = &results[i];
+        char launch[32] = "-", percent[16] = "", times[16] = "";
+        if (r->blocks && r->threads)
+            snprintf(launch, sizeof launch, "%ldx%d", r->blocks, r->threads);
+        else if (r->blocks)
+            snprintf(launch, sizeof launch, "%ld chunk%s", r->blocks, r->blocks > 1 ? "s" : "");
+        if (floor && floor->kernel_ms > 0 && r->kernel_ms > 0)
+            snprintf(percent, sizeof percent, "%.1f", 100 * floor->kernel_ms / r->kernel_ms);
+        if (floor && floor->total_ms > 0)
+            snprintf(times, sizeof times, "%.3f", r->total_ms / floor->total_ms);
+        printf("%-16s %-10s %10.4f %9.1f %7s %14.3f %7s  %s\n", r->impl, launch, r->kernel_ms,
+               gb_per_s(in->size, r->kernel_ms), percent, r->total_ms, times,
+               verified[i] ? "yes" : "NO");
+    }
+    bool all = true;
+    for (int i = 0; i < count; i++)
+        all = all && verified[i];
+    printf("verified:   %s\n", all ? "yes, every result matches the CPU" : "NO");
+}
+
+int report_results(const struct stage *stage, const struct options *opt, const struct input *in,
+                   const struct result *results, int count)
+{
+    bool verified[64];
+    int wrong = 0;
+    const struct result *first_histogram = NULL;
+    for (int i = 0; i < count && i < 64; i++) {
+        const struct result *r = &results[i];
+        int bad = 0;
+        if (r->histo) { /* a row without a histogram (the yardstick) checks itself */
+            bad = verify_histogram(in->buffer, in->size, r->histo, r->impl, stderr);
+            if (r->kernel_histo)
+                bad += verify_histogram(in->buffer, in->size, r->kernel_histo, r->impl, stderr);
+            if (!first_histogram)
+                first_histogram = r;
+        }
+        verified[i] = bad == 0;
+        wrong += bad;
+    }
     bool generated = opt->data != DATA_FILE && opt->data != DATA_IMAGE;
 
     if (opt->csv) {
-        struct csv_row row = {
-            stage->dir, r->impl,    r->device, in->name,     in->size,    generated ? opt->seed : 0,
-            r->blocks,  r->threads, opt->reps, r->kernel_ms, r->total_ms, verified};
         puts(CSV_HEADER);
-        print_csv_row(stdout, &row);
+        for (int i = 0; i < count; i++) {
+            const struct result *r = &results[i];
+            struct csv_row row = {stage->dir,   r->impl,     r->device,
+                                  in->name,     in->size,    generated ? opt->seed : 0,
+                                  r->blocks,    r->threads,  opt->reps,
+                                  r->kernel_ms, r->total_ms, verified[i]};
+            print_csv_row(stdout, &row);
+        }
     } else {
         printf("%s: %s\n", stage->dir, stage->summary);
-        printf("impl:       %s\n", r->impl);
-        printf("device:     %s\n", r->device);
-        if (generated)
-            printf("input:      %s, %zu bytes, seed %" PRIu64 "\n", in->name, in->size, opt->seed);
-        else if (opt->data == DATA_IMAGE)
-            printf("input:      image %s, %d x %d pixels: %zu bytes of brightness\n", in->name,
-                   in->width, in->height, in->size);
+        if (count == 1)
+            print_one(stage, opt, in, &results[0], verified[0]);
         else
-            printf("input:      file %s, %zu bytes\n", in->name, in->size);
-        if (stage->gpu)
-            printf("launch:     %ld blocks x %d threads\n", r->blocks, r->threads);
-        else
-            printf("threads:    %d\n", r->threads);
-        printf("Histogram Sum: %" PRIu64 "\n", histogram_sum(r->histo));
-        printf("kernel only: %10.3f ms %9.2f GB/s  (median of %d runs after %d warm-up)\n",
-               r->kernel_ms, gb_per_s(in->size, r->kernel_ms), opt->reps, WARMUP_RUNS);
-        printf("end to end:  %10.3f ms %9.2f GB/s  (%s)\n", r->total_ms,
-               gb_per_s(in->size, r->total_ms),
-               stage->gpu ? "allocate, copy in, memset, kernel, copy out"
-                          : "the same: on the CPU nothing is copied");
-        printf("verified:   %s\n", verified ? "yes, every bin matches the CPU" : "NO");
+            print_table(opt, in, results, verified, count);
     }
-    if (opt->bins)
+    if (opt->bins && first_histogram)
         for (int bin = 0; bin < BINS; bin++)
-            printf("%d: %u\n", bin, r->histo[bin]);
-    if (!verified) {
+            printf("%d: %u\n", bin, first_histogram->histo[bin]);
+    if (wrong) {
         fprintf(stderr, "%s: verification FAILED: %d bins differ from the CPU reference\n",
                 stage->program, wrong);
         return EXIT_FAILED;
     }
     return EXIT_OK;
+}
+
+int report_result(const struct stage *stage, const struct options *opt, const struct input *in,
+                  const struct result *r)
+{
+    return report_results(stage, opt, in, r, 1);
 }
 
 const char *cpu_name(void)

@@ -183,7 +183,7 @@ struct result {
     int threads;                      /* threads per block, or CPU threads */
     double kernel_ms;                 /* the histogram alone */
     double total_ms;                  /* what a user waits for: allocations and copies included */
-    const unsigned int *histo;        /* the end-to-end result */
+    const unsigned int *histo;        /* the end-to-end result (NULL: not a histogram) */
     const unsigned int *kernel_histo; /* the last kernel-only run's result, or NULL */
 };
 
@@ -191,6 +191,12 @@ struct result {
  * returns EXIT_OK, or EXIT_FAILED when a bin is wrong. */
 int report_result(const struct stage *stage, const struct options *opt, const struct input *in,
                   const struct result *r);
+
+/* The same for several results of one input (at most 64), side by side, the
+ * bins of the first. A result with no histo is the read-bandwidth yardstick,
+ * checked by its caller: the others are shown as a % of its speed. */
+int report_results(const struct stage *stage, const struct options *opt, const struct input *in,
+                   const struct result *results, int count);
 
 #define CSV_HEADER                                                                                 \
     "stage,impl,device,data,bytes,seed,blocks,threads,reps,kernel_ms,total_ms,gbps,verified"

@@ -9,7 +9,7 @@ BUILD     := build
 
 CC        ?= cc
 CFLAGS    ?= -O2 -g
-WARNINGS  := -Wall -Wextra $(if $(WERROR),-Werror)
+WARNINGS  := -Wall -Wextra -Werror=implicit-function-declaration $(if $(WERROR),-Werror)
 HOST_C    := -std=c11 -D_XOPEN_SOURCE=700 $(WARNINGS) -I$(COMMON)
 
 CUDA_HOME ?= /usr/local/cuda

@@ -34,7 +34,7 @@ $(BUILD)/%.o: %.c $(COMMON)/book.h | $(BUILD)
 	$(CC) $(CFLAGS) $(HOST_C) $(if $(filter yes,$(OPENCL)),-DBOOK_OPENCL $(OPENCL_CFLAGS)) \
 	      -pthread -c -o $@ $<
 
-$(BUILD)/%.cu.o: %.cu $(COMMON)/book.h | $(BUILD)
+$(BUILD)/%.cu.o: %.cu $(COMMON)/book.h $(COMMON)/read_kernel.cuh | $(BUILD)
 	$(NVCC) $(NVCCFLAGS) $(NVCC_ALL) -c -o $@ $<
 
 $(BUILD)/book.o $(BUILD)/bmp.o: $(BUILD)/%.o: $(COMMON)/%.c $(COMMON)/book.h | $(BUILD)

@@ -60,6 +60,8 @@ plan() {
         echo "main|01_cpu/hist_cpu|$input --variant sub4 --threads $threads"
         echo "main|02_global_atomics/hist_gpu_gmem_atomics|$input"
         echo "main|03_shared_atomics/hist_gpu_shmem_atomics|$input"
+        echo "main|05_privatized/hist_gpu_privatized|$input"
+        echo "main|06_streams/hist_gpu_streams|$input"
         echo "$devices" | while read -r device; do
             echo "main|04_opencl_port/hist_opencl|$input $device"
         done
@@ -73,6 +75,8 @@ plan() {
         echo "size-sweep|02_global_atomics/hist_gpu_gmem_atomics|--size $s"
         echo "size-sweep|03_shared_atomics/hist_gpu_shmem_atomics|--size $s"
         echo "size-sweep|03_shared_atomics/hist_gpu_shmem_atomics|--size $s --blocks-per-sm 8"
+        echo "size-sweep|05_privatized/hist_gpu_privatized|--size $s"
+        echo "size-sweep|06_streams/hist_gpu_streams|--size $s"
         echo "$gpu_devices" | while read -r device; do
             [ -z "$device" ] || echo "size-sweep|04_opencl_port/hist_opencl|--size $s $device"
         done
@@ -105,26 +109,29 @@ while IFS='|' read -r run program options; do
     # shellcheck disable=SC2086 # options are words on purpose
     output=$("$program" $options --reps "$reps" --csv 2>"$err")
     status=$?
-    row=$(echo "$output" | sed -n 2p)
+    rows=$(echo "$output" | sed 1d) # a stage with variants prints a row for each
     if [ "$status" -eq 77 ]; then
         cannot_run[$program]=$(head -1 "$err")
         echo "    skipped: ${cannot_run[$program]}" >&2
         continue
     fi
-    if [ "$status" -ne 0 ] || [ -z "$row" ]; then
+    if [ "$status" -ne 0 ] || [ -z "$rows" ]; then
         echo "    FAILED (exit $status): $(head -1 "$err")" >&2
         failures=$((failures + 1))
-        [ -n "$row" ] || continue # a wrong histogram still gets its row, verified=no
+        [ -n "$rows" ] || continue # a wrong histogram still gets its row, verified=no
     fi
-    split_csv "$row" # stage,impl,device,data,bytes,seed,blocks,threads,reps,kernel_ms,...
-    bytes=${FIELDS[4]} kernel_ms=${FIELDS[9]}
-    pct=""
-    if [[ $program == */read_bandwidth ]]; then
-        read_ms[$bytes]=$kernel_ms
-    elif [ "${FIELDS[2]}" = "$gpu" ] && [ -n "${read_ms[$bytes]:-}" ]; then
-        pct=$(awk -v r="${read_ms[$bytes]}" -v k="$kernel_ms" 'BEGIN { printf "%.2f", 100 * r / k }')
-    fi
-    echo "$row,$pct,$run,$machine_columns" >>"$tmp"
+    while read -r row; do
+        split_csv "$row" # stage,impl,device,data,bytes,seed,blocks,threads,reps,kernel_ms,...
+        bytes=${FIELDS[4]} kernel_ms=${FIELDS[9]}
+        pct=""
+        if [ "${FIELDS[1]}" = read-bandwidth ] && [[ $program == */read_bandwidth ]]; then
+            read_ms[$bytes]=$kernel_ms
+        elif [ "${FIELDS[2]}" = "$gpu" ] && [ -n "${read_ms[$bytes]:-}" ] &&
+            awk -v k="$kernel_ms" 'BEGIN { exit !(k > 0) }'; then
+            pct=$(awk -v r="${read_ms[$bytes]}" -v k="$kernel_ms" 'BEGIN { printf "%.2f", 100 * r / k }')
+        fi
+        echo "$row,$pct,$run,$machine_columns" >>"$tmp"
+    done <<<"$rows"
 done <<<"$runs"
 mv "$tmp" "$csv"
 

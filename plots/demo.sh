@@ -29,6 +29,8 @@ runs_of() {
         fi
         # the image sets the input, so it runs only on the default input
         [ -n "$demo_args" ] || echo "$program|--image data/chelsea.bmp" ;;
+    05_privatized) echo "05_privatized/hist_gpu_privatized|" ;;   # every variant, CUB and the floor
+    06_streams) echo "06_streams/hist_gpu_streams|" ;;            # every way, and the plain copy
     esac
 }
 
@@ -54,17 +56,22 @@ for stage in "$@"; do
             printf "%-18s skipped: %s\n" "$stage" "$(head -1 "$err" | sed 's/^[^:]*: //')" >>"$table"
             break # the stage's other rows would say the same
         fi
-        row=$(echo "$csv" | sed -n 2p)
-        if [ $status -ne 0 ] || [ -z "$row" ]; then
+        rows=$(echo "$csv" | sed 1d) # a stage with variants prints a row for each
+        if [ $status -ne 0 ] || [ -z "$rows" ]; then
             printf "%-18s FAILED (exit %d): %s\n" "$stage" $status "$(head -1 "$err")" >>"$table"
             failures=$((failures + 1))
             continue
         fi
-        split_csv "$row" # stage,impl,device,data,bytes,seed,blocks,threads,reps,kernel,total,gbps,verified
-        shape="${FIELDS[7]}t"
-        [ "${FIELDS[6]}" = 0 ] || shape="${FIELDS[6]}x${FIELDS[7]}"
-        printf "$row_format" "${FIELDS[0]}" "${FIELDS[1]}" "${FIELDS[3]##*/}" "$shape" \
-            "${FIELDS[2]:0:28}" "${FIELDS[9]}" "${FIELDS[10]}" "${FIELDS[11]}" "${FIELDS[12]}" >>"$table"
+        while read -r row; do
+            split_csv "$row" # stage,impl,device,data,bytes,seed,blocks,threads,reps,kernel,total,gbps,verified
+            case "${FIELDS[6]}x${FIELDS[7]}" in
+            0x*) shape="${FIELDS[7]}t" ;;  # a CPU: its threads
+            *x0) shape="-" ;;              # a library's or a copy's own launch
+            *) shape="${FIELDS[6]}x${FIELDS[7]}" ;;
+            esac
+            printf "$row_format" "${FIELDS[0]}" "${FIELDS[1]}" "${FIELDS[3]##*/}" "$shape" \
+                "${FIELDS[2]:0:28}" "${FIELDS[9]}" "${FIELDS[10]}" "${FIELDS[11]}" "${FIELDS[12]}" >>"$table"
+        done <<<"$rows"
     done < <(runs_of "$stage")
 done
 

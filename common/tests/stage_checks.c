@@ -311,7 +311,9 @@ START_TEST(test_default_input_is_the_books_100_mib)
     run_stage("--reps 1", &o);
     ck_assert_msg(o.exit_status == 0, "exit %d: %s", o.exit_status, o.err);
     ck_assert_msg(strstr(o.out, "Histogram Sum: 104857600\n") != NULL, "out: %s", o.out);
-    ck_assert_msg(strstr(o.out, "kernel only:") && strstr(o.out, "end to end:"), "%s", o.out);
+    ck_assert_msg((strstr(o.out, "kernel only:") && strstr(o.out, "end to end:")) ||
+                      strstr(o.out, "end-to-end ms"), /* the table of a stage with variants */
+                  "%s", o.out);
     ck_assert(o.says_verified);
 }
 END_TEST
@@ -402,14 +404,21 @@ START_TEST(test_indexing_past_2_gib)
 }
 END_TEST
 
-TCase *gpu_tcase(int *checks)
+TCase *matrix_tcase(int *checks)
 {
     TCase *tc = tcase_create("gpu");
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, test_gpu_matches_reference_for_every_size_and_kind, 0, MATRIX_CASES);
-    tcase_add_loop_test(tc, test_launch_overrides_match_reference, 0, LAUNCH_OVERRIDES);
     tcase_add_test(tc, test_indexing_past_2_gib);
-    *checks += MATRIX_CASES + LAUNCH_OVERRIDES + 1;
+    *checks += MATRIX_CASES + 1;
+    return tc;
+}
+
+TCase *gpu_tcase(int *checks)
+{
+    TCase *tc = matrix_tcase(checks);
+    tcase_add_loop_test(tc, test_launch_overrides_match_reference, 0, LAUNCH_OVERRIDES);
+    *checks += LAUNCH_OVERRIDES;
     return tc;
 }
 

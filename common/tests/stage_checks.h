@@ -48,7 +48,8 @@ void check_matrix_case(int i, const char *extra_args);
 /* Test cases every stage shares. Each adds to *checks the number of checks it holds. */
 TCase *usage_tcase(bool gpu_stage, int *checks); /* bad usage exits 2, --help exits 0 */
 TCase *output_tcase(int *checks);                /* --csv, --size 0, --file, the default input */
-TCase *gpu_tcase(int *checks);                   /* the matrix, launch overrides, past 2 GiB */
+TCase *matrix_tcase(int *checks); /* every size and data kind, and past 2 GiB */
+TCase *gpu_tcase(int *checks);    /* matrix_tcase, and launch overrides (--blocks, --threads) */
 
 /* Whether the program can run here: it does not exit 77 on a tiny input. */
 bool can_run_stage(void);

@@ -5,64 +5,14 @@
  * make bench records it beside every GPU stage, at every input size, so that
  * each stage's speed can be shown as a percentage of it.
  *
- * The kernel reads 16 bytes at a time, four loads in flight per thread, and
- * XORs the words together so the compiler cannot drop the reads; the XOR is
- * checked against the CPU's. It is timed exactly like the stages.
+ * The kernel (common/read_kernel.cuh, shared with 05_privatized) XORs every
+ * word so that the reads cannot be dropped; the XOR is checked against the
+ * CPU's. It is timed exactly like the stages.
  *
  *   ./read_bandwidth                 100 MiB, the stages' default
  *   ./read_bandwidth --size 1G --csv
  */
-#include "book.h"
-
-#include <stdint.h>
-
-__global__ void read_kernel(const unsigned char *buffer, size_t size, unsigned int *result)
-{
-    __shared__ unsigned int block_xor;
-    if (threadIdx.x == 0)
-        block_xor = 0;
-    __syncthreads();
-    const uint4 *vectors = (const uint4 *)buffer; /* cudaMalloc aligns to 256 bytes */
-    size_t count = size / sizeof(uint4);
-    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    size_t stride = (size_t)blockDim.x * gridDim.x;
-    unsigned int x = 0;
-    for (; i + 3 * stride < count; i += 4 * stride) { /* four independent loads in flight */
-        uint4 a = vectors[i], b = vectors[i + stride], c = vectors[i + 2 * stride],
-              d = vectors[i + 3 * stride];
-        x ^= a.x ^ a.y ^ a.z ^ a.w ^ b.x ^ b.y ^ b.z ^ b.w ^ c.x ^ c.y ^ c.z ^ c.w ^ d.x ^ d.y ^
-             d.z ^ d.w;
-    }
-    for (; i < count; i += stride) {
-        uint4 a = vectors[i];
-        x ^= a.x ^ a.y ^ a.z ^ a.w;
-    }
-    if (blockIdx.x == 0 && threadIdx.x == 0) /* the last 0 to 15 bytes */
-        for (size_t j = count * sizeof(uint4); j < size; j++)
-            x ^= (unsigned int)buffer[j] << (8 * (j % 4));
-    /* One global atomic per block, so that even a small input is not slowed
-     * down by its own bookkeeping: this kernel must be the floor. */
-    atomicXor(&block_xor, x);
-    __syncthreads();
-    if (threadIdx.x == 0)
-        atomicXor(result, block_xor);
-}
-
-static void launch_read(const unsigned char *dev_buffer, size_t size, unsigned int *dev_result,
-                        struct launch launch)
-{
-    read_kernel<<<(unsigned)launch.blocks, launch.threads>>>(dev_buffer, size, dev_result);
-    HANDLE_ERROR(cudaGetLastError());
-}
-
-/* The same XOR of little-endian 32-bit words, on the CPU. */
-static unsigned int cpu_xor(const unsigned char *buffer, size_t size)
-{
-    unsigned int x = 0;
-    for (size_t i = 0; i < size; i++)
-        x ^= (unsigned int)buffer[i] << (8 * (i % 4));
-    return x;
-}
+#include "read_kernel.cuh"
 
 int main(int argc, char **argv)
 {
@@ -111,8 +61,7 @@ int main(int argc, char **argv)
         printf("%s: %s\n", stage.dir, stage.summary);
         printf("device:     %s\n", gpu.name);
         printf("input:      %s, %zu bytes\n", in.name, in.size);
-        printf("launch:     %ld blocks x %d threads (at most %d per SM fit)\n", launch.blocks,
-               launch.threads, blocks_per_sm);
+        printf("launch:     %ld blocks x %d threads\n", launch.blocks, launch.threads);
         printf("kernel only: %10.3f ms %9.2f GB/s  (median of %d runs after %d warm-up)\n",
                times.kernel_ms, gb_per_s(in.size, times.kernel_ms), opt.reps, WARMUP_RUNS);
         printf("end to end:  %10.3f ms %9.2f GB/s  (allocate, copy in, kernel, copy out)\n",

@@ -1,0 +1,254 @@
+/*
+ * 05_privatized - beyond the book: a histogram at the memory-bandwidth limit.
+ * Stage 03 reads a few % of what the GPU's memory can deliver. Each variant
+ * below removes one reason, and the program shows each as a % of a kernel that
+ * only reads the same bytes, and beside NVIDIA's library histogram (CUB):
+ *
+ *   ./hist_gpu_privatized                           every variant, side by side
+ *   ./hist_gpu_privatized --variant book-occupancy  (a) stage 03, grid from the occupancy API
+ *   ./hist_gpu_privatized --variant lane-bins       (b) a copy of the bins per lane: no bank
+ * conflicts
+ *   ./hist_gpu_privatized --variant vector-loads    (c) (b) reading 16 bytes at a time
+ *   ./hist_gpu_privatized --variant unrolled        (d) (c) with two loads in flight
+ *   ./hist_gpu_privatized --impl cub                cub::DeviceHistogram::HistogramEven
+ */
+#include "read_kernel.cuh"
+
+#include <cub/device/device_histogram.cuh>
+#include <string.h>
+
+#define LANES 32 /* the threads of a warp, and the banks of shared memory */
+
+/* ------------------------------------------------------------ the kernels -- */
+
+/* (a) Stage 03's kernel, unchanged; only its grid differs (see choose_grid). */
+__global__ void histo_book(const unsigned char *buffer, size_t size, unsigned int *histo)
+{
+    __shared__ unsigned int temp[BINS];
+    for (int bin = threadIdx.x; bin < BINS; bin += blockDim.x)
+        temp[bin] = 0;
+    __syncthreads();
+    size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < size; i += stride)
+        atomicAdd(&temp[buffer[i]], 1);
+    __syncthreads();
+    for (int bin = threadIdx.x; bin < BINS; bin += blockDim.x)
+        atomicAdd(&histo[bin], temp[bin]);
+}
+
+/* (b), (c), (d) keep 32 copies of the 256 bins, one per lane of a warp, laid
+ * out bin by bin: lane l's count of bin b is at temp[b * LANES + l], in bank l
+ * whatever b is. The 32 threads of a warp then never touch the same bank, so
+ * each warp's 32 shared atomics go through in one pass, on random bytes and on
+ * constant ones alike. That is 32 KB of shared memory per block. */
+__device__ void zero_lane_bins(unsigned int *temp)
+{
+    for (int i = threadIdx.x; i < BINS * LANES; i += blockDim.x)
+        temp[i] = 0;
+    __syncthreads();
+}
+
+/* Adds the 32 copies of each bin into the global histogram. Thread t starts at
+ * lane t % 32, so the threads of a warp read 32 different banks. */
+__device__ void merge_lane_bins(const unsigned int *temp, unsigned int *histo)
+{
+    __syncthreads(); /* every thread has counted */
+    for (int bin = threadIdx.x; bin < BINS; bin += blockDim.x) {
+        unsigned int sum = 0;
+        for (int l = 0; l < LANES; l++)
+            sum += temp[bin * LANES + (bin + l) % LANES];
+        if (sum) /* on skewed or constant data most bins are empty */
+            atomicAdd(&histo[bin], sum);
+    }
+}
+
+__device__ __forceinline__ void count_word(unsigned int *lane_bins, unsigned int word)
+{
+    atomicAdd(&lane_bins[(word & 0xff) * LANES], 1);
+    atomicAdd(&lane_bins[((word >> 8) & 0xff) * LANES], 1);
+    atomicAdd(&lane_bins[((word >> 16) & 0xff) * LANES], 1);
+    atomicAdd(&lane_bins[(word >> 24) * LANES], 1);
+}
+
+__device__ __forceinline__ void count_vector(unsigned int *lane_bins, uint4 v)
+{
+    count_word(lane_bins, v.x);
+    count_word(lane_bins, v.y);
+    count_word(lane_bins, v.z);
+    count_word(lane_bins, v.w);
+}
+
+/* (b) One byte per load, as in (a), into the per-lane bins. */
+__global__ void histo_lane_bins(const unsigned char *buffer, size_t size, unsigned int *histo)
+{
+    __shared__ unsigned int temp[BINS * LANES];
+    zero_lane_bins(temp);
+    unsigned int *lane_bins = temp + threadIdx.x % LANES;
+    size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < size; i += stride)
+        atomicAdd(&lane_bins[buffer[i] * LANES], 1);
+    merge_lane_bins(temp, histo);
+}
+
+/* The last size % 16 bytes, which no 16-byte load covers: one each for the
+ * first threads of the grid. */
+__device__ __forceinline__ void count_tail(const unsigned char *buffer, size_t size,
+                                           unsigned int *lane_bins)
+{
+    size_t first = size / 16 * 16, i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (first + i < size)
+        atomicAdd(&lane_bins[buffer[first + i] * LANES], 1);
+}
+
+/* (c) A 16-byte load (uint4) brings 16 bytes per instruction instead of one.
+ * cudaMalloc's 256-byte alignment makes buffer a valid uint4 array. */
+__global__ void histo_vector_loads(const unsigned char *buffer, size_t size, unsigned int *histo)
+{
+    __shared__ unsigned int temp[BINS * LANES];
+    zero_lane_bins(temp);
+    unsigned int *lane_bins = temp + threadIdx.x % LANES;
+    const uint4 *vectors = (const uint4 *)buffer;
+    size_t count = size / 16, stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += stride)
+        count_vector(lane_bins, vectors[i]);
+    count_tail(buffer, size, lane_bins);
+    merge_lane_bins(temp, histo);
+}
+
+/* (d) As (c), but two loads are issued before either is counted, so a thread
+ * waits for memory once per 32 bytes instead of once per 16. */
+__global__ void histo_unrolled(const unsigned char *buffer, size_t size, unsigned int *histo)
+{
+    __shared__ unsigned int temp[BINS * LANES];
+    zero_lane_bins(temp);
+    unsigned int *lane_bins = temp + threadIdx.x % LANES;
+    const uint4 *vectors = (const uint4 *)buffer;
+    size_t count = size / 16, stride = (size_t)blockDim.x * gridDim.x;
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    for (; i + stride < count; i += 2 * stride) {
+        uint4 first = vectors[i], second = vectors[i + stride];
+        count_vector(lane_bins, first);
+        count_vector(lane_bins, second);
+    }
+    if (i < count)
+        count_vector(lane_bins, vectors[i]);
+    count_tail(buffer, size, lane_bins);
+    merge_lane_bins(temp, histo);
+}
+
+/* ------------------------------------------------------------- launchers -- */
+
+typedef void (*histo_kernel_fn)(const unsigned char *, size_t, unsigned int *);
+
+static histo_kernel_fn chosen_kernel; /* the variant time_gpu_histogram is timing */
+
+static void launch_chosen(const unsigned char *dev_buffer, size_t size, unsigned int *dev_histo,
+                          struct launch launch)
+{
+    chosen_kernel<<<(unsigned)launch.blocks, launch.threads>>>(dev_buffer, size, dev_histo);
+    HANDLE_ERROR(cudaGetLastError());
+}
+
+/* CUB picks its own grid. Its scratch space is allocated by the first (warm-up)
+ * call and kept, so the timed calls do not pay for it. */
+static void *cub_scratch;
+static size_t cub_scratch_bytes;
+
+static void launch_cub(const unsigned char *dev_buffer, size_t size, unsigned int *dev_histo,
+                       struct launch)
+{
+    size_t needed = 0;
+    int64_t samples = (int64_t)size; /* 64-bit: inputs past 2 GiB */
+    HANDLE_ERROR(cub::DeviceHistogram::HistogramEven(nullptr, needed, dev_buffer, dev_histo,
+                                                     BINS + 1, 0, BINS, samples));
+    if (needed > cub_scratch_bytes) {
+        if (cub_scratch)
+            HANDLE_ERROR(cudaFree(cub_scratch));
+        HANDLE_ERROR(cudaMalloc(&cub_scratch, needed));
+        cub_scratch_bytes = needed;
+    }
+    HANDLE_ERROR(cub::DeviceHistogram::HistogramEven(cub_scratch, needed, dev_buffer, dev_histo,
+                                                     BINS + 1, 0, BINS, samples));
+}
+
+struct variant {
+    const char *name;
+    histo_kernel_fn kernel; /* NULL for CUB */
+    int threads;            /* per block, unless --threads says otherwise */
+};
+
+static const struct variant all_variants[] = {
+    {"book-occupancy", histo_book, 256},
+    {"lane-bins", histo_lane_bins, 512},
+    {"vector-loads", histo_vector_loads, 512},
+    {"unrolled", histo_unrolled, 512},
+    {"cub", NULL, 0},
+};
+#define VARIANTS ((int)(sizeof all_variants / sizeof all_variants[0]))
+static const char *const variant_names[] = {
+    "all", "book-occupancy", "lane-bins", "vector-loads", "unrolled", "cub", NULL};
+
+/* As many blocks as fit on the GPU at once, as the occupancy API counts them
+ * for this kernel and block size: the book's "2 per SM", worked out. */
+static struct launch choose_grid(const struct stage *stage, const struct options *opt,
+                                 const struct gpu *gpu, const struct variant *v)
+{
+    if (!v->kernel)
+        return {0, 0}; /* CUB chooses */
+    int threads = opt->threads ? opt->threads : v->threads, per_sm;
+    HANDLE_ERROR(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, v->kernel, threads, 0));
+    return choose_launch(stage, opt, gpu, per_sm > 0 ? per_sm : 1, threads);
+}
+
+int main(int argc, char **argv)
+{
+    const struct stage stage = {.dir = "05_privatized",
+                                .program = "hist_gpu_privatized",
+                                .summary = "a histogram at the memory-bandwidth limit, and CUB",
+                                .gpu = true,
+                                .variants = variant_names};
+    struct options opt = options_or_exit(argc, argv, &stage);
+    struct gpu gpu = open_gpu(&stage);
+    struct input in = make_input(&stage, &opt);
+
+    static unsigned int histos[VARIANTS + 1][BINS], kernel_histos[VARIANTS + 1][BINS];
+    struct result results[VARIANTS + 1];
+    int count = 0;
+
+    /* The yardstick first, over the same buffer and timed the same way. */
+    struct launch read_launch = {read_blocks(&gpu, in.size, 256), 256};
+    struct gpu_times t = time_gpu_histogram(&stage, &opt, &in, read_launch, launch_read, histos[0],
+                                            kernel_histos[0]);
+    if (histos[0][0] != cpu_xor(in.buffer, in.size) || kernel_histos[0][0] != histos[0][0])
+        fail("the read-bandwidth kernel did not read every byte (its XOR is wrong)");
+    results[count++] = {.impl = "read-bandwidth",
+                        .device = gpu.name,
+                        .blocks = read_launch.blocks,
+                        .threads = read_launch.threads,
+                        .kernel_ms = t.kernel_ms,
+                        .total_ms = t.total_ms}; /* no histogram: report_results knows */
+
+    for (int i = 0; i < VARIANTS; i++) {
+        const struct variant *v = &all_variants[i];
+        if (opt.variant != 0 && strcmp(variant_names[opt.variant], v->name) != 0)
+            continue;
+        struct launch launch = choose_grid(&stage, &opt, &gpu, v);
+        chosen_kernel = v->kernel;
+        t = time_gpu_histogram(&stage, &opt, &in, launch, v->kernel ? launch_chosen : launch_cub,
+                               histos[count], kernel_histos[count]);
+        results[count] = {.impl = v->name,
+                          .device = gpu.name,
+                          .blocks = launch.blocks,
+                          .threads = launch.threads,
+                          .kernel_ms = t.kernel_ms,
+                          .total_ms = t.total_ms,
+                          .histo = histos[count],
+                          .kernel_histo = kernel_histos[count]};
+        count++;
+    }
+    int status = report_results(&stage, &opt, &in, results, count);
+    if (cub_scratch)
+        HANDLE_ERROR(cudaFree(cub_scratch));
+    free_input(&in);
+    return status;
+}

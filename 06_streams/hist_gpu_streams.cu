@@ -1,0 +1,219 @@
+/*
+ * 06_streams - the whole trip: bytes in host memory to bins back on the host.
+ * Every stage so far spends far more time copying the input to the GPU than
+ * counting it (the book's chapter 10 is about this). Three ways, against the
+ * floor, a plain copy of the same bytes from page-locked memory:
+ *
+ *   pageable   the book's way: cudaMemcpy from malloc'd memory, which the
+ *              driver must first stage through a page-locked buffer of its own
+ *   pinned     the same copy from page-locked memory (cudaHostAlloc): the GPU's
+ *              copy engine reads it directly
+ *   streams    page-locked, cut into chunks over several streams: while chunk
+ *              k is counted, chunk k + 1 is on its way
+ *
+ *   ./hist_gpu_streams                  all three and the copy, side by side
+ *   ./hist_gpu_streams --variant streams --blocks 16   (--blocks: the number of chunks)
+ *
+ * The counting is CUB's (stage 05's baseline): here the kernel is a small part
+ * of the time, and each chunk gets its own bins, added up on the host. Device
+ * memory and streams are made once, before the clock starts, as a program that
+ * histograms many inputs would.
+ */
+#include "book.h"
+
+#include <cub/device/device_histogram.cuh>
+#include <stdlib.h>
+#include <string.h>
+
+#define STREAMS        4
+#define DEFAULT_CHUNKS 8
+
+/* Everything made once: device buffers, per-chunk bins and CUB's scratch space. */
+struct trip {
+    const struct input *in;
+    unsigned char *pinned; /* the same input, in page-locked memory */
+    unsigned char *dev_buffer;
+    unsigned int *dev_bins;  /* chunks x BINS */
+    unsigned int *host_bins; /* chunks x BINS, page-locked: the copies back can overlap too */
+    void *scratch[STREAMS];
+    size_t scratch_bytes;
+    cudaStream_t streams[STREAMS];
+    int chunks;
+    unsigned int histo[BINS]; /* the result of the last run */
+};
+
+/* CUB's histogram of count bytes at dev_buffer + offset into bins, on a stream. */
+static void count_chunk(struct trip *t, size_t offset, size_t count, int chunk, int stream)
+{
+    size_t bytes = t->scratch_bytes;
+    HANDLE_ERROR(cub::DeviceHistogram::HistogramEven(
+        t->scratch[stream], bytes, t->dev_buffer + offset, t->dev_bins + chunk * BINS, BINS + 1, 0,
+        BINS, (int64_t)count, t->streams[stream]));
+}
+
+static void add_chunks(struct trip *t)
+{
+    memset(t->histo, 0, sizeof t->histo);
+    for (int c = 0; c < t->chunks; c++)
+        for (int bin = 0; bin < BINS; bin++)
+            t->histo[bin] += t->host_bins[c * BINS + bin];
+}
+
+/* One copy in from source, one histogram, the bins back: pageable or pinned. */
+static double whole(struct trip *t, const unsigned char *source)
+{
+    double start = now_ms();
+    HANDLE_ERROR(cudaMemcpy(t->dev_buffer, source, t->in->size, cudaMemcpyHostToDevice));
+    count_chunk(t, 0, t->in->size, 0, 0);
+    HANDLE_ERROR(cudaMemcpyAsync(t->host_bins, t->dev_bins, BINS * sizeof(unsigned int),
+                                 cudaMemcpyDeviceToHost, t->streams[0]));
+    HANDLE_ERROR(cudaStreamSynchronize(t->streams[0]));
+    double ms = now_ms() - start;
+    memcpy(t->histo, t->host_bins, sizeof t->histo);
+    return ms;
+}
+
+static double pageable_once(void *context)
+{
+    struct trip *t = (struct trip *)context;
+    return whole(t, t->in->buffer);
+}
+
+static double pinned_once(void *context)
+{
+    struct trip *t = (struct trip *)context;
+    return whole(t, t->pinned);
+}
+
+/* Chunk c goes to stream c % STREAMS: its copy, its histogram and its bins
+ * back queue up in order there, while the other streams' copies and kernels
+ * run beside them. The copy engine moves one chunk at a time, so the kernels
+ * hide behind the copies, and only the last chunk's count is left over. */
+static double streams_once(void *context)
+{
+    struct trip *t = (struct trip *)context;
+    size_t size = t->in->size, per_chunk = (size + t->chunks - 1) / t->chunks;
+    double start = now_ms();
+    for (int c = 0; c < t->chunks; c++) {
+        size_t offset = c * per_chunk < size ? c * per_chunk : size;
+        size_t count = size - offset < per_chunk ? size - offset : per_chunk;
+        cudaStream_t s = t->streams[c % STREAMS];
+        HANDLE_ERROR(cudaMemcpyAsync(t->dev_buffer + offset, t->pinned + offset, count,
+                                     cudaMemcpyHostToDevice, s));
+        count_chunk(t, offset, count, c, c % STREAMS);
+        HANDLE_ERROR(cudaMemcpyAsync(t->host_bins + c * BINS, t->dev_bins + c * BINS,
+                                     BINS * sizeof(unsigned int), cudaMemcpyDeviceToHost, s));
+    }
+    HANDLE_ERROR(cudaDeviceSynchronize());
+    double ms = now_ms() - start;
+    add_chunks(t);
+    return ms;
+}
+
+/* The floor: the same bytes copied from page-locked memory, nothing else. */
+static double copy_once(void *context)
+{
+    struct trip *t = (struct trip *)context;
+    double start = now_ms();
+    HANDLE_ERROR(cudaMemcpy(t->dev_buffer, t->pinned, t->in->size, cudaMemcpyHostToDevice));
+    return now_ms() - start;
+}
+
+/* The histogram alone, the input already on the GPU, timed by events: the
+ * same in every row, so that the rest of each row's time is copying. */
+static double kernel_once(void *context)
+{
+    struct trip *t = (struct trip *)context;
+    cudaEvent_t start, stop;
+    float ms;
+    HANDLE_ERROR(cudaEventCreate(&start));
+    HANDLE_ERROR(cudaEventCreate(&stop));
+    HANDLE_ERROR(cudaEventRecord(start, t->streams[0]));
+    count_chunk(t, 0, t->in->size, 0, 0);
+    HANDLE_ERROR(cudaEventRecord(stop, t->streams[0]));
+    HANDLE_ERROR(cudaEventSynchronize(stop));
+    HANDLE_ERROR(cudaEventElapsedTime(&ms, start, stop));
+    HANDLE_ERROR(cudaEventDestroy(start));
+    HANDLE_ERROR(cudaEventDestroy(stop));
+    return ms;
+}
+
+static void make_trip(struct trip *t, const struct input *in, int chunks)
+{
+    size_t size = in->size ? in->size : 1;
+    t->in = in;
+    t->chunks = chunks;
+    HANDLE_ERROR(cudaHostAlloc((void **)&t->pinned, size, cudaHostAllocDefault));
+    memcpy(t->pinned, in->buffer, in->size);
+    HANDLE_ERROR(cudaMalloc((void **)&t->dev_buffer, size));
+    HANDLE_ERROR(cudaMalloc((void **)&t->dev_bins, chunks * BINS * sizeof(unsigned int)));
+    HANDLE_ERROR(cudaHostAlloc((void **)&t->host_bins, chunks * BINS * sizeof(unsigned int),
+                               cudaHostAllocDefault));
+    /* Scratch for the largest call (the whole input), one per stream, since
+     * chunks on different streams run at the same time. */
+    HANDLE_ERROR(cub::DeviceHistogram::HistogramEven(nullptr, t->scratch_bytes, t->dev_buffer,
+                                                     t->dev_bins, BINS + 1, 0, BINS,
+                                                     (int64_t)in->size));
+    for (int s = 0; s < STREAMS; s++) {
+        HANDLE_ERROR(cudaMalloc(&t->scratch[s], t->scratch_bytes ? t->scratch_bytes : 1));
+        HANDLE_ERROR(cudaStreamCreate(&t->streams[s]));
+    }
+}
+
+static void free_trip(struct trip *t)
+{
+    for (int s = 0; s < STREAMS; s++) {
+        HANDLE_ERROR(cudaFree(t->scratch[s]));
+        HANDLE_ERROR(cudaStreamDestroy(t->streams[s]));
+    }
+    HANDLE_ERROR(cudaFreeHost(t->pinned));
+    HANDLE_ERROR(cudaFreeHost(t->host_bins));
+    HANDLE_ERROR(cudaFree(t->dev_buffer));
+    HANDLE_ERROR(cudaFree(t->dev_bins));
+}
+
+static const char *const variant_names[] = {"all", "pageable", "pinned", "streams", NULL};
+
+int main(int argc, char **argv)
+{
+    const struct stage stage = {.dir = "06_streams",
+                                .program = "hist_gpu_streams",
+                                .summary = "end to end: page-locked memory and streams",
+                                .gpu = true,
+                                .variants = variant_names};
+    struct options opt = options_or_exit(argc, argv, &stage);
+    if (opt.threads || opt.blocks_per_sm)
+        usage_error(&stage, "--threads and --blocks-per-sm: CUB chooses its own launch here; "
+                            "--blocks sets the number of chunks");
+    struct gpu gpu = open_gpu(&stage);
+    struct input in = make_input(&stage, &opt);
+    int chunks = opt.blocks ? (int)(opt.blocks < 1024 ? opt.blocks : 1024) : DEFAULT_CHUNKS;
+
+    static struct trip trip;
+    make_trip(&trip, &in, chunks);
+    double kernel_ms = median_ms(kernel_once, &trip, opt.reps);
+
+    static unsigned int histos[3][BINS];
+    struct result results[4];
+    int count = 0;
+    results[count++] = {.impl = "pinned-copy", /* the floor: no histogram */
+                        .device = gpu.name,
+                        .total_ms = median_ms(copy_once, &trip, opt.reps)};
+    timed_run methods[] = {pageable_once, pinned_once, streams_once};
+    for (int m = 0; m < 3; m++) {
+        if (opt.variant != 0 && opt.variant != m + 1)
+            continue;
+        double total_ms = median_ms(methods[m], &trip, opt.reps);
+        memcpy(histos[m], trip.histo, sizeof trip.histo);
+        results[count++] = {.impl = variant_names[m + 1],
+                            .device = gpu.name,
+                            .blocks = m == 2 ? chunks : 1, /* chunks */
+                            .kernel_ms = kernel_ms,
+                            .total_ms = total_ms,
+                            .histo = histos[m]};
+    }
+    int status = report_results(&stage, &opt, &in, results, count);
+    free_trip(&trip);
+    free_input(&in);
+    return status;
+}
