@@ -39,6 +39,8 @@ FNR == 1 { n = split_csv($0, header); next }
     if (split_csv($0, f) != n) next          # a malformed row: leave it out
     for (i = 1; i <= n; i++) r[header[i]] = f[i]
     if (r["verified"] != "yes") next
+    # 05 measures the floor again for its own table; the charts show read_bandwidth's
+    if (r["impl"] == "read-bandwidth" && r["stage"] != "read_bandwidth") next
 }
 # machine: its name, GPU or else CPU; size: the size of the main run's generated inputs
 chart == "machine" && !done { print (r["gpu"] != "none") ? r["gpu"] : r["host_cpu"]; done = 1 }
@@ -67,7 +69,8 @@ chart == "contention" && r["run"] == "main" && r["data"] ~ /^(uniform|skewed|con
     ms[l, r["data"]] = r["kernel_ms"]
 }
 # bandwidth: one block per label: MiB, % of the read bandwidth
-chart == "bandwidth" && r["run"] == "size-sweep" && r["pct_of_read_bw"] != "" {
+chart == "bandwidth" && r["run"] == "size-sweep" && r["pct_of_read_bw"] != "" &&
+    r["stage"] != "06_streams" {                # 06 is about copies, not the kernel
     with_launch = 1; l = label(); with_launch = 0
     if (!(l in seen)) { seen[l] = 1; order[++count] = l }
     points[l] = points[l] sprintf("%g\t%s\n", r["bytes"] / 1048576, r["pct_of_read_bw"])
