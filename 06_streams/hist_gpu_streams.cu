@@ -42,12 +42,24 @@ struct trip {
     unsigned int histo[BINS]; /* the result of the last run */
 };
 
-/* CUB's histogram of count bytes at dev_buffer + offset into bins, on a stream. */
+/* CUB's histogram of count bytes at dev_buffer + offset into bins, on a stream.
+ * CUB says how much scratch space each size needs; make_trip set aside the most. */
+static size_t cub_scratch_for(struct trip *t, size_t count)
+{
+    size_t needed = 0;
+    HANDLE_ERROR(cub::DeviceHistogram::HistogramEven(nullptr, needed, t->dev_buffer, t->dev_bins,
+                                                     BINS + 1, 0, BINS, (int64_t)count));
+    return needed;
+}
+
 static void count_chunk(struct trip *t, size_t offset, size_t count, int chunk, int stream)
 {
-    size_t bytes = t->scratch_bytes;
+    size_t needed = cub_scratch_for(t, count);
+    if (needed > t->scratch_bytes)
+        fail("CUB wants %zu bytes of scratch for %zu bytes, %zu were set aside", needed, count,
+             t->scratch_bytes);
     HANDLE_ERROR(cub::DeviceHistogram::HistogramEven(
-        t->scratch[stream], bytes, t->dev_buffer + offset, t->dev_bins + chunk * BINS, BINS + 1, 0,
+        t->scratch[stream], needed, t->dev_buffer + offset, t->dev_bins + chunk * BINS, BINS + 1, 0,
         BINS, (int64_t)count, t->streams[stream]));
 }
 
@@ -149,11 +161,16 @@ static void make_trip(struct trip *t, const struct input *in, int chunks)
     HANDLE_ERROR(cudaMalloc((void **)&t->dev_bins, chunks * BINS * sizeof(unsigned int)));
     HANDLE_ERROR(cudaHostAlloc((void **)&t->host_bins, chunks * BINS * sizeof(unsigned int),
                                cudaHostAllocDefault));
-    /* Scratch for the largest call (the whole input), one per stream, since
-     * chunks on different streams run at the same time. */
-    HANDLE_ERROR(cub::DeviceHistogram::HistogramEven(nullptr, t->scratch_bytes, t->dev_buffer,
-                                                     t->dev_bins, BINS + 1, 0, BINS,
-                                                     (int64_t)in->size));
+    /* Scratch for the hungriest call (the whole input, or a chunk), one per
+     * stream, since chunks on different streams run at the same time. */
+    size_t per_chunk = (in->size + chunks - 1) / chunks, last = in->size - (chunks - 1) * per_chunk;
+    t->scratch_bytes = cub_scratch_for(t, in->size);
+    size_t sizes[] = {per_chunk, in->size >= (chunks - 1) * per_chunk ? last : 0};
+    for (int i = 0; i < 2; i++) {
+        size_t needed = cub_scratch_for(t, sizes[i]);
+        if (needed > t->scratch_bytes)
+            t->scratch_bytes = needed;
+    }
     for (int s = 0; s < STREAMS; s++) {
         HANDLE_ERROR(cudaMalloc(&t->scratch[s], t->scratch_bytes ? t->scratch_bytes : 1));
         HANDLE_ERROR(cudaStreamCreate(&t->streams[s]));
