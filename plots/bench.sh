@@ -9,8 +9,9 @@
 # Knobs, from the environment or make's command line:
 #   BENCH_SIZE   bytes of generated input (default 100M, the book's)
 #   BENCH_REPS   timed runs per measurement, after one warm-up (default 10)
-#   BENCH_SWEEPS yes or no: 03's blocks per SM (1 to 64) and input sizes 1 MiB
-#                to 1 GiB for the GPU stages (default: yes where a GPU is)
+#   BENCH_SWEEPS yes or no: 03's blocks per SM (1 to 64), input sizes 1 MiB
+#                to 1 GiB for the GPU stages, and 05 at 1 GiB on skewed and
+#                constant bytes (default: yes where a GPU is)
 #   BENCH_OUT    where the CSV goes (default plots/results)
 set -uo pipefail
 out_dir=$(realpath -m "${BENCH_OUT:-$(dirname "$0")/results}") # as given from the caller's folder
@@ -80,6 +81,9 @@ plan() {
         echo "$gpu_devices" | while read -r device; do
             [ -z "$device" ] || echo "size-sweep|04_opencl_port/hist_opencl|--size $s $device"
         done
+    done
+    for data in skewed constant; do # 05 at 1 GiB on the inputs that collide most
+        echo "size-sweep|05_privatized/hist_gpu_privatized|--size 1G --data $data"
     done
 }
 

@@ -65,8 +65,8 @@ for stage in "$@"; do
         while read -r row; do
             split_csv "$row" # stage,impl,device,data,bytes,seed,blocks,threads,reps,kernel,total,gbps,verified
             case "${FIELDS[6]}x${FIELDS[7]}" in
-            0x*) shape="${FIELDS[7]}t" ;;  # a CPU: its threads
             *x0) shape="-" ;;              # a library's or a copy's own launch
+            0x*) shape="${FIELDS[7]}t" ;;  # a CPU: its threads
             *) shape="${FIELDS[6]}x${FIELDS[7]}" ;;
             esac
             printf "$row_format" "${FIELDS[0]}" "${FIELDS[1]}" "${FIELDS[3]##*/}" "$shape" \

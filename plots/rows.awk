@@ -69,7 +69,7 @@ chart == "contention" && r["run"] == "main" && r["data"] ~ /^(uniform|skewed|con
     ms[l, r["data"]] = r["kernel_ms"]
 }
 # bandwidth: one block per label: MiB, % of the read bandwidth
-chart == "bandwidth" && r["run"] == "size-sweep" && r["pct_of_read_bw"] != "" &&
+chart == "bandwidth" && r["run"] == "size-sweep" && r["pct_of_read_bw"] != "" && r["data"] == "uniform" &&
     r["stage"] != "06_streams" {                # 06 is about copies, not the kernel
     with_launch = 1; l = label(); with_launch = 0
     if (!(l in seen)) { seen[l] = 1; order[++count] = l }
