@@ -47,7 +47,7 @@ for csv in $csvs; do
     machine=$(rows machine "$csv")
     size=$(rows size "$csv")
     for kind in uniform skewed constant text chelsea.bmp; do
-        KIND=$kind rows stages "$csv" >"$tmp/stages"
+        KIND=$kind rows stages "$csv" | sort -s -t"$(printf '\t')" -k1,1 | cut -f2- >"$tmp/stages"
         what=$([ "$kind" = chelsea.bmp ] && echo "the sample photograph" || echo "$kind bytes, $size")
         draw stages "$tmp/stages" "$slug-stages-${kind%.bmp}" "Every stage on $machine: $what"
     done

@@ -60,7 +60,9 @@ chart == "table" && r["run"] == "main" && r["data"] == "uniform" {
 }
 # stages: one kind of input; label, kernel ms, end-to-end ms
 chart == "stages" && r["run"] == "main" && data_name(r["data"]) == kind {
-    printf "\"%s\"\t%s\t%s\n", label(), r["kernel_ms"], r["total_ms"]
+    # the stage's number first, for plots.sh to sort by (the floor before 01)
+    printf "%s\t\"%s\"\t%s\t%s\n", r["stage"] == "read_bandwidth" ? "00" : substr(r["stage"], 1, 2),
+           label(), r["kernel_ms"], r["total_ms"]
 }
 # contention: label, then kernel ms on uniform, skewed, constant
 chart == "contention" && r["run"] == "main" && r["data"] ~ /^(uniform|skewed|constant)$/ &&

@@ -10,7 +10,12 @@ set format x "%g"
 set key outside right top
 set grid xtics ytics lc rgb "#dddddd"
 @png
-plot for [i=0:*] data index i using 1:2 with linespoints lw 2 pt 7 title columnheader(1)
+# gnuplot has 8 line colours: lines 9 on get colours of their own, dashed
+set linetype 9 lc rgb "#7f0000" dt 2
+set linetype 10 lc rgb "#00007f" dt 2
+set linetype 11 lc rgb "#7f7f00" dt 2
+set linetype 12 lc rgb "#007f7f" dt 2
+plot for [i=0:*] data index i using 1:2 with linespoints lt i + 1 lw 2 pt 7 title columnheader(1)
 @svg
 replot
 unset output

@@ -1,6 +1,8 @@
 # stages.gp: every stage side by side on one input, kernel only and end to end.
 # gnuplot -e "data='...'; out='...'; title='...'" stages.gp
 load 'plots/gnuplot/style.gp'
+png = "set terminal pngcairo size 1500,700 font 'sans,11' noenhanced; set output out.'.png'"
+svg = "set terminal svg size 1500,700 font 'sans,11' noenhanced dynamic; set output out.'.svg'"
 set title title
 set style data histograms
 set style histogram clustered gap 1
