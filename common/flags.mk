@@ -5,7 +5,7 @@
 # OPENCL_CFLAGS/OPENCL_LIBS.
 
 COMMON    := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
-BUILD     := build
+BUILD     ?= build
 
 CC        ?= cc
 CFLAGS    ?= -O2 -g

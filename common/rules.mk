@@ -9,6 +9,9 @@
 
 include $(dir $(lastword $(MAKEFILE_LIST)))flags.mk
 
+# Exercises build the same way from another folder (their solutions): SOURCE_DIR, BIN.
+SOURCE_DIR  ?= .
+BIN         ?= $(PROGRAM)
 COMMON_OBJS := $(BUILD)/book.o $(BUILD)/bmp.o
 ifeq ($(GPU),yes)
 COMMON_OBJS += $(BUILD)/book_gpu.o
@@ -25,16 +28,16 @@ endif
 TEST_OBJS   := $(BUILD)/test_$(PROGRAM).o $(BUILD)/stage_checks.o $(BUILD)/book.o $(BUILD)/bmp.o
 
 .PHONY: all run test clean
-all: $(PROGRAM)
+all: $(BIN)
 
-$(PROGRAM): $(PROGRAM_OBJ) $(COMMON_OBJS)
+$(BIN): $(PROGRAM_OBJ) $(COMMON_OBJS)
 	$(LINK) -o $@ $^ $(LIBS)
 
-$(BUILD)/%.o: %.c $(COMMON)/book.h | $(BUILD)
+$(BUILD)/%.o: $(SOURCE_DIR)/%.c $(COMMON)/book.h | $(BUILD)
 	$(CC) $(CFLAGS) $(HOST_C) $(if $(filter yes,$(OPENCL)),-DBOOK_OPENCL $(OPENCL_CFLAGS)) \
 	      -pthread -c -o $@ $<
 
-$(BUILD)/%.cu.o: %.cu $(COMMON)/book.h $(COMMON)/read_kernel.cuh | $(BUILD)
+$(BUILD)/%.cu.o: $(SOURCE_DIR)/%.cu $(COMMON)/book.h $(COMMON)/read_kernel.cuh | $(BUILD)
 	$(NVCC) $(NVCCFLAGS) $(NVCC_ALL) -c -o $@ $<
 
 $(BUILD)/book.o $(BUILD)/bmp.o: $(BUILD)/%.o: $(COMMON)/%.c $(COMMON)/book.h | $(BUILD)
@@ -60,13 +63,13 @@ $(BUILD)/test_$(PROGRAM): $(TEST_OBJS)
 $(BUILD):
 	mkdir -p $@
 
-run: $(PROGRAM)
-	./$(PROGRAM) $(ARGS)
+run: $(BIN)
+	./$(BIN) $(ARGS)
 
 # The suite runs the real program, as a user would, and compares its output
 # with the CPU reference computed in the test itself.
-test: $(PROGRAM) $(BUILD)/test_$(PROGRAM)
-	./$(BUILD)/test_$(PROGRAM) ./$(PROGRAM)
+test: $(BIN) $(BUILD)/test_$(PROGRAM)
+	./$(BUILD)/test_$(PROGRAM) ./$(BIN)
 
 clean:
-	rm -rf $(BUILD) $(PROGRAM)
+	rm -rf $(BUILD) $(BIN)
