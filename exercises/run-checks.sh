@@ -26,9 +26,8 @@ for exercise in "$@"; do
     fi
     case $mode in
     status)
-        program=$(sed -n 's/^PROGRAM *:= *//p' "$exercise/Makefile")
-        file=$(ls "$exercise/$program".c "$exercise/$program".cu 2>/dev/null | head -1)
-        if [ $result = failing ] && git diff --quiet -- "$file" 2>/dev/null; then
+        # not started: none of the exercise's files differs from the starter in git
+        if [ "$result" = failing ] && git diff --quiet -- "$exercise" 2>/dev/null; then
             result="not started"
         fi
         [ "$result" = skipped ] && result="skipped: $(grep -m1 '^SKIPPED:' "$log" | sed 's/^[^:]*: [^:]*: //')"

@@ -1,0 +1,117 @@
+/*
+ * Exercise 04 - block-count tuning with a measured answer. The book launches
+ * stage 03's kernel on 2 blocks per SM; this program times the same kernel on
+ * 1, 2, 4, ... 64 blocks per SM, verifies every one, and says which grid was
+ * fastest and how much faster it was than the book's. Write the sweep and
+ * the choice of the best: look for TODO.
+ *
+ *   make run ARGS='--size 16M'                      the sweep on 16 MiB of random bytes
+ *   make run ARGS='--data constant --threads 1024'  the worst case for atomics, bigger blocks
+ *   make check                                      seven grids, each verified, the best right?
+ */
+#include "book.h"
+
+#define BOOK_BLOCKS_PER_SM 2  /* the book's rule: twice as many blocks as SMs */
+#define MOST_BLOCKS_PER_SM 64 /* the sweep doubles from 1 up to this */
+#define SWEEP              7  /* 1, 2, 4, 8, 16, 32, 64 */
+
+/* Stage 03's kernel, unchanged: a private histogram per block in shared memory,
+ * merged with one global atomic per bin. Only its grid changes here. */
+__global__ void histo_kernel(const unsigned char *buffer, size_t size, unsigned int *histo)
+{
+    __shared__ unsigned int temp[BINS];
+    /* Striding by blockDim.x covers the 256 bins whatever the block size. */
+    for (int bin = threadIdx.x; bin < BINS; bin += blockDim.x)
+        temp[bin] = 0;
+    __syncthreads(); /* every bin is zero before any thread counts into it */
+
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    size_t stride = (size_t)blockDim.x * gridDim.x;
+    while (i < size) {
+        atomicAdd(&temp[buffer[i]], 1);
+        i += stride;
+    }
+    __syncthreads(); /* every thread has counted before the bins are read */
+
+    for (int bin = threadIdx.x; bin < BINS; bin += blockDim.x)
+        atomicAdd(&histo[bin], temp[bin]);
+}
+
+static void launch_histo(const unsigned char *dev_buffer, size_t size, unsigned int *dev_histo,
+                         struct launch launch)
+{
+    histo_kernel<<<(unsigned)launch.blocks, launch.threads>>>(dev_buffer, size, dev_histo);
+    HANDLE_ERROR(cudaGetLastError());
+}
+
+/* The grids timed so far; report_results verifies and prints them together. */
+struct sweep {
+    int count;
+    struct result results[SWEEP];
+    char names[SWEEP][32]; /* "blocks-per-sm-8": each result's impl */
+    unsigned int histos[SWEEP][BINS], kernel_histos[SWEEP][BINS];
+};
+
+/* Times the kernel on blocks_per_sm blocks per SM and adds it to the sweep. */
+static void time_grid(const struct stage *stage, const struct options *opt, const struct gpu *gpu,
+                      const struct input *in, int blocks_per_sm, struct sweep *s)
+{
+    int n = s->count++;
+    struct launch launch = choose_launch(stage, opt, gpu, blocks_per_sm, 256);
+    struct gpu_times t =
+        time_gpu_histogram(stage, opt, in, launch, launch_histo, s->histos[n], s->kernel_histos[n]);
+    snprintf(s->names[n], sizeof s->names[n], "blocks-per-sm-%d", blocks_per_sm);
+    s->results[n] = {.impl = s->names[n],
+                     .device = gpu->name,
+                     .blocks = launch.blocks,
+                     .threads = launch.threads,
+                     .kernel_ms = t.kernel_ms,
+                     .total_ms = t.total_ms,
+                     .histo = s->histos[n],
+                     .kernel_histo = s->kernel_histos[n]};
+}
+
+/* The result with the shortest kernel-only time; on a tie, the smaller grid,
+ * which came first. Kernel only, because end to end is mostly the copy, the
+ * same for every grid. */
+static int fastest(const struct sweep *s)
+{
+    /* TODO: return the index of the result with the smallest kernel_ms (the
+     * first of them on a tie). For now the first result is called the best. */
+    (void)s;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const struct stage stage = {.dir = "04_block_tuning",
+                                .program = "block_tuning",
+                                .summary = "exercise: stage 03's kernel on 1 to 64 blocks per SM",
+                                .gpu = true};
+    struct options opt = options_or_exit(argc, argv, &stage);
+    if (opt.blocks || opt.blocks_per_sm) /* before open_gpu: a usage error needs no GPU */
+        usage_error(&stage, "--blocks, --blocks-per-sm: this program tries every grid itself; "
+                            "--threads sets the block size");
+    struct gpu gpu = open_gpu(&stage);
+    struct input in = make_input(&stage, &opt);
+
+    static struct sweep s; /* static: 14 KiB of bins */
+    int book = -1;
+    /* TODO: time every grid from 1 to MOST_BLOCKS_PER_SM blocks per SM, doubling
+     * each time, not only the book's; keep book the index of the book's grid
+     * (see the README's hints). */
+    book = s.count;
+    time_grid(&stage, &opt, &gpu, &in, BOOK_BLOCKS_PER_SM, &s);
+    int status = report_results(&stage, &opt, &in, s.results, s.count);
+
+    /* The answer. With --csv it goes to stderr, so that stdout stays one CSV. */
+    const struct result *best = &s.results[fastest(&s)], *ref = &s.results[book];
+    fprintf(opt.csv ? stderr : stdout,
+            "best:       %s, %ldx%d threads, %.4f ms kernel only, %.2fx as fast as the book's "
+            "%d blocks per SM (%.4f ms)\n",
+            best->impl, best->blocks, best->threads, best->kernel_ms,
+            best->kernel_ms > 0 ? ref->kernel_ms / best->kernel_ms : 1.0, BOOK_BLOCKS_PER_SM,
+            ref->kernel_ms);
+    free_input(&in);
+    return status;
+}
