@@ -48,6 +48,7 @@ help:
 	@echo "make plots      draw plots/figures/*.png and .svg from every CSV in plots/results/"
 	@echo "make asan       the common/ suite (file and BMP readers) under AddressSanitizer"
 	@echo "make deps       install missing Debian packages (apt-get; sudo when not root)"
+	@echo "make -C exercises status | check-solutions | check-starters   the exercises"
 	@echo "make clean      remove every build"
 	@echo "make -C 03_shared_atomics run ARGS='--blocks-per-sm 8'   one stage by hand"
 
