@@ -1,0 +1,220 @@
+/*
+ * check_many_bins.c - exercise 08 counts 16-bit values (byte pairs, little-endian,
+ * an odd last byte on its own) into 4096 and into 65536 bins: on every size and
+ * kind, and every launch shape, each of the bins it prints with --bins matches a
+ * count made here, the sum is the number of values, and it says it verified.
+ */
+#include "stage_checks.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MOST_BINS 65536
+
+/* What the program printed: every bin, not only the first 256 that run_stage reads. */
+struct many_output {
+    int exit_status;
+    unsigned int bins[MOST_BINS];
+    unsigned int bins_printed;
+    bool has_sum, says_verified, has_approach;
+    uint64_t sum;
+    char text[8192]; /* the lines that are not bins, stderr included */
+};
+
+static struct many_output out; /* 256 KiB: too big for the stack of a check */
+
+static void run_many_bins(const char *args, struct many_output *o)
+{
+    memset(o, 0, sizeof *o);
+    o->exit_status = -1;
+    char command[1024];
+    snprintf(command, sizeof command, "'%s' %s 2>&1", stage_program(), args);
+    FILE *p = popen(command, "r");
+    ck_assert_msg(p != NULL, "cannot run %s", command);
+    char line[512];
+    size_t used = 0;
+    while (fgets(line, sizeof line, p)) {
+        unsigned int bin, count;
+        unsigned long long sum;
+        char tail;
+        if (sscanf(line, "%u: %u%c", &bin, &count, &tail) == 3 && tail == '\n' && bin < MOST_BINS) {
+            o->bins[bin] = count;
+            o->bins_printed++;
+            continue;
+        }
+        if (sscanf(line, "Histogram Sum: %llu", &sum) == 1) {
+            o->has_sum = true;
+            o->sum = sum;
+        } else if (strncmp(line, "verified:   yes", 15) == 0) {
+            o->says_verified = true;
+        } else if (strncmp(line, "approach:", 9) == 0) {
+            o->has_approach = true;
+        }
+        size_t len = strlen(line);
+        if (used + len < sizeof o->text) {
+            memcpy(o->text + used, line, len + 1);
+            used += len;
+        }
+    }
+    int status = pclose(p);
+    o->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* The count, made independently of the program: value k is bytes 2k and 2k + 1. */
+static void reference(const unsigned char *buffer, size_t size, unsigned int bins,
+                      unsigned int *histo)
+{
+    memset(histo, 0, bins * sizeof *histo);
+    for (size_t k = 0; 2 * k < size; k++) {
+        unsigned int value = buffer[2 * k];
+        if (2 * k + 1 < size)
+            value += 256u * buffer[2 * k + 1];
+        histo[value % bins]++;
+    }
+}
+
+static void check_bins(const char *args, const unsigned int *expected, unsigned int bins,
+                       size_t values)
+{
+    run_many_bins(args, &out);
+    ck_assert_msg(out.exit_status == 0, "%s: exit %d: %s", args, out.exit_status, out.text);
+    ck_assert_msg(out.bins_printed == bins, "%s: printed %u bins, want %u", args, out.bins_printed,
+                  bins);
+    for (unsigned int bin = 0; bin < bins; bin++)
+        ck_assert_msg(out.bins[bin] == expected[bin], "%s: bin %u is %u, expected %u", args, bin,
+                      out.bins[bin], expected[bin]);
+    ck_assert_msg(out.has_sum && out.sum == values, "%s: Histogram Sum missing or not %zu", args,
+                  values);
+    ck_assert_msg(out.has_approach, "%s: no 'approach:' line: %s", args, out.text);
+    ck_assert_msg(out.says_verified, "%s: no 'verified: yes' line: %s", args, out.text);
+}
+
+static void check_many_bins(unsigned int bins, size_t size, enum data_kind kind, uint64_t seed,
+                            const char *extra_args)
+{
+    unsigned char *buffer = malloc(size ? size : 1);
+    static unsigned int expected[MOST_BINS];
+    ck_assert(buffer != NULL);
+    fill_input(kind, buffer, size, seed);
+    reference(buffer, size, bins, expected);
+    free(buffer);
+    char args[512];
+    snprintf(args, sizeof args,
+             "--variant %u --size %zu --data %s --seed %" PRIu64 " --reps 1 --bins %s", bins, size,
+             data_kind_name(kind), seed, extra_args);
+    check_bins(args, expected, bins, (size + 1) / 2);
+}
+
+/* Odd sizes leave a lone last byte; 8193 and the prime cross many blocks' shares. */
+static const size_t sizes[] = {0, 1, 2, 3, 17, 255, 256, 257, 8193, 1000003};
+#define SIZES ((int)(sizeof sizes / sizeof sizes[0]))
+
+START_TEST(test_4096_bins_match_reference_for_every_size_and_kind)
+{
+    check_many_bins(4096, sizes[_i / 4], (enum data_kind)(_i % 4), 1000 + (uint64_t)_i, "");
+}
+END_TEST
+
+START_TEST(test_65536_bins_match_reference_for_every_size_and_kind)
+{
+    check_many_bins(65536, sizes[_i / 4], (enum data_kind)(_i % 4), 2000 + (uint64_t)_i, "");
+}
+END_TEST
+
+/* Odd block sizes break loops that assume blockDim.x divides the bins; one
+ * block must still cover every value. */
+static const char *const launches[] = {"--blocks 1",
+                                       "--threads 33",
+                                       "--threads 1000",
+                                       "--threads 1024",
+                                       "--blocks 1 --threads 1024",
+                                       "--blocks 100000 --threads 32"};
+#define LAUNCHES ((int)(sizeof launches / sizeof launches[0]))
+
+START_TEST(test_every_launch_matches_reference)
+{
+    check_many_bins(4096, 1000003, DATA_UNIFORM, 7, launches[_i]);
+    check_many_bins(65536, 1000003, DATA_UNIFORM, 7, launches[_i]);
+    check_many_bins(65536, 100001, DATA_CONSTANT, 8, launches[_i]); /* one bin for all */
+}
+END_TEST
+
+/* A file that holds every 16-bit value exactly once, high values first: each of
+ * the 65536 bins must hold 1, and each of the 4096 bins 16. */
+START_TEST(test_every_16_bit_value_lands_in_its_own_bin)
+{
+    char path[] = "/tmp/many_bins_XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert(fd >= 0);
+    static unsigned char bytes[2 * MOST_BINS];
+    for (unsigned int k = 0; k < MOST_BINS; k++) {
+        unsigned int value = MOST_BINS - 1 - k;
+        bytes[2 * k] = (unsigned char)(value & 0xff);
+        bytes[2 * k + 1] = (unsigned char)(value >> 8);
+    }
+    ck_assert_int_eq(write(fd, bytes, sizeof bytes), (int)sizeof bytes);
+    close(fd);
+    static unsigned int expected[MOST_BINS];
+    for (unsigned int bins = 4096; bins <= MOST_BINS; bins *= 16) {
+        for (unsigned int bin = 0; bin < bins; bin++)
+            expected[bin] = MOST_BINS / bins;
+        char args[128];
+        snprintf(args, sizeof args, "--variant %u --file %s --reps 1 --bins", bins, path);
+        check_bins(args, expected, bins, MOST_BINS);
+    }
+    unlink(path);
+}
+END_TEST
+
+START_TEST(test_csv_prints_header_and_a_verified_row_for_each_variant)
+{
+    for (unsigned int bins = 4096; bins <= MOST_BINS; bins *= 16) {
+        char args[128];
+        snprintf(args, sizeof args, "--variant %u --size 4096 --data skewed --reps 2 --csv", bins);
+        struct stage_output o;
+        run_stage(args, &o);
+        ck_assert_msg(o.exit_status == 0, "%s: exit %d: %s", args, o.exit_status, o.err);
+        char *row = strchr(o.out, '\n');
+        ck_assert_msg(row != NULL, "no header line: %s", o.out);
+        *row++ = '\0';
+        ck_assert_str_eq(o.out, CSV_HEADER);
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "08_many_bins,%u,", bins);
+        ck_assert_msg(strncmp(row, prefix, strlen(prefix)) == 0, "row starts wrong: %s", row);
+        ck_assert_msg(strstr(row, ",skewed,4096,"), "data and bytes: %s", row);
+        ck_assert_msg(strcmp(row + strlen(row) - 5, ",yes\n") == 0, "not verified: %s", row);
+    }
+}
+END_TEST
+
+START_TEST(test_an_unknown_variant_is_a_usage_error)
+{
+    struct stage_output o;
+    run_stage("--variant 1024", &o);
+    ck_assert_int_eq(o.exit_status, EXIT_USAGE);
+    ck_assert_msg(strstr(o.err, "--variant: '1024'"), "stderr: %s", o.err);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    set_stage("08_many_bins", argc, argv);
+    Suite *suite = suite_create("exercise 08: many bins");
+    TCase *tc = tcase_create("many bins");
+    tcase_set_timeout(tc, 600);
+    tcase_add_loop_test(tc, test_4096_bins_match_reference_for_every_size_and_kind, 0, SIZES * 4);
+    tcase_add_loop_test(tc, test_65536_bins_match_reference_for_every_size_and_kind, 0, SIZES * 4);
+    tcase_add_loop_test(tc, test_every_launch_matches_reference, 0, LAUNCHES);
+    tcase_add_test(tc, test_every_16_bit_value_lands_in_its_own_bin);
+    tcase_add_test(tc, test_csv_prints_header_and_a_verified_row_for_each_variant);
+    tcase_add_test(tc, test_an_unknown_variant_is_a_usage_error);
+    /* Without a GPU the program exits 77 and every check is counted as skipped. */
+    add_if_runnable(suite, tc, 2 * SIZES * 4 + LAUNCHES + 3);
+    int usage_checks = 0;
+    TCase *usage = usage_tcase(true, &usage_checks);
+    add_if_runnable(suite, usage, usage_checks);
+    return run_suite(suite);
+}

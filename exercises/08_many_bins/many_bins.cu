@@ -1,0 +1,226 @@
+/*
+ * Exercise 08 - a histogram with many bins, and what happens when its private
+ * copy no longer fits in shared memory. The values are 16-bit: each pair of
+ * input bytes, little-endian (buffer[2k] + 256 * buffer[2k + 1]); an odd last
+ * byte is a value on its own, as if a zero byte followed it.
+ *   --variant 4096    the 12 low bits of each value: 16 KiB of bins per block, they fit
+ *   --variant 65536   the whole value: 256 KiB of bins, more than a block may have.
+ * The 4096 path works; make the 65536 one work too: look for TODO.
+ *
+ *   make run ARGS='--variant 65536 --size 16M'
+ *   make check                       both variants, every bin, every size?
+ */
+#include "book.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ the kernel -- */
+
+/* Counts every value's bin (value & (bins - 1)) into a private copy of all the
+ * bins in shared memory, then adds the copy to the global histogram. */
+__global__ void histo_kernel(const unsigned char *buffer, size_t size, unsigned int *histo,
+                             unsigned int bins)
+{
+    extern __shared__ unsigned int temp[]; /* bins counters, sized at launch */
+    for (unsigned int bin = threadIdx.x; bin < bins; bin += blockDim.x)
+        temp[bin] = 0;
+    __syncthreads(); /* every bin is zero before any thread counts into it */
+
+    size_t values = (size + 1) / 2; /* an odd last byte is a value too */
+    size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < values; k += stride) {
+        unsigned int low = buffer[2 * k];
+        unsigned int high = 2 * k + 1 < size ? buffer[2 * k + 1] : 0;
+        atomicAdd(&temp[(low | high << 8) & (bins - 1)], 1);
+    }
+    __syncthreads(); /* every thread has counted before the bins are read */
+
+    for (unsigned int bin = threadIdx.x; bin < bins; bin += blockDim.x)
+        if (temp[bin]) /* most of 65536 bins are empty in one block's share */
+            atomicAdd(&histo[bin], temp[bin]);
+}
+
+static void launch_histo(const unsigned char *dev_buffer, size_t size, unsigned int *dev_histo,
+                         unsigned int bins, struct launch launch)
+{
+    /* TODO: 65536 bins need 256 KiB of shared memory, more than a block may
+     * have, so for --variant 65536 this launch fails (run it and read the
+     * error). Count them another way: see the README's hints. */
+    histo_kernel<<<(unsigned)launch.blocks, launch.threads, bins * sizeof(unsigned int)>>>(
+        dev_buffer, size, dev_histo, bins);
+    HANDLE_ERROR(cudaGetLastError());
+}
+
+static void describe_approach(unsigned int bins)
+{
+    /* TODO: say what your 65536 path does. */
+    printf("approach:   shared memory, one pass of %u bins (%u KiB per block)\n", bins,
+           bins * 4 / 1024);
+}
+
+/* ------------------------------------------------------------- reference -- */
+
+/* The plain loop over the same values, into bins counters. */
+static void cpu_many_bins(const unsigned char *buffer, size_t size, unsigned int bins,
+                          unsigned int *histo)
+{
+    memset(histo, 0, bins * sizeof(unsigned int));
+    for (size_t i = 0; i < size; i += 2) {
+        unsigned int high = i + 1 < size ? buffer[i + 1] : 0;
+        histo[(buffer[i] | high << 8) & (bins - 1)]++;
+    }
+}
+
+/* ---------------------------------------------------------------- timing -- */
+
+struct many_run {
+    const struct input *in;
+    unsigned int bins;
+    struct launch launch;
+    unsigned char *dev_buffer; /* the kernel-only runs' */
+    unsigned int *dev_histo;
+    cudaEvent_t start, stop;
+    unsigned int *kernel_histo, *histo; /* the last kernel-only and end-to-end results */
+};
+
+static double kernel_only_once(void *context)
+{
+    struct many_run *run = (struct many_run *)context;
+    float ms;
+    HANDLE_ERROR(cudaMemset(run->dev_histo, 0, run->bins * sizeof(unsigned int)));
+    HANDLE_ERROR(cudaEventRecord(run->start, 0));
+    launch_histo(run->dev_buffer, run->in->size, run->dev_histo, run->bins, run->launch);
+    HANDLE_ERROR(cudaEventRecord(run->stop, 0));
+    HANDLE_ERROR(cudaEventSynchronize(run->stop));
+    HANDLE_ERROR(cudaEventElapsedTime(&ms, run->start, run->stop));
+    return ms;
+}
+
+/* What a user waits for, as the stages time it: allocate, copy in, memset, kernel, copy out. */
+static double end_to_end_once(void *context)
+{
+    struct many_run *run = (struct many_run *)context;
+    size_t size = run->in->size, bytes = run->bins * sizeof(unsigned int);
+    unsigned char *dev_buffer;
+    unsigned int *dev_histo;
+    double start = now_ms();
+    HANDLE_ERROR(cudaMalloc((void **)&dev_buffer, size ? size : 1));
+    HANDLE_ERROR(cudaMemcpy(dev_buffer, run->in->buffer, size, cudaMemcpyHostToDevice));
+    HANDLE_ERROR(cudaMalloc((void **)&dev_histo, bytes));
+    HANDLE_ERROR(cudaMemset(dev_histo, 0, bytes));
+    launch_histo(dev_buffer, size, dev_histo, run->bins, run->launch);
+    HANDLE_ERROR(cudaMemcpy(run->histo, dev_histo, bytes, cudaMemcpyDeviceToHost));
+    double ms = now_ms() - start;
+    HANDLE_ERROR(cudaFree(dev_buffer));
+    HANDLE_ERROR(cudaFree(dev_histo));
+    return ms;
+}
+
+static struct gpu_times time_many_bins(struct many_run *run, int reps)
+{
+    size_t size = run->in->size, bytes = run->bins * sizeof(unsigned int);
+    struct gpu_times times;
+    HANDLE_ERROR(cudaEventCreate(&run->start));
+    HANDLE_ERROR(cudaEventCreate(&run->stop));
+    HANDLE_ERROR(cudaMalloc((void **)&run->dev_buffer, size ? size : 1));
+    HANDLE_ERROR(cudaMalloc((void **)&run->dev_histo, bytes));
+    HANDLE_ERROR(cudaMemcpy(run->dev_buffer, run->in->buffer, size, cudaMemcpyHostToDevice));
+    times.kernel_ms = median_ms(kernel_only_once, run, reps);
+    HANDLE_ERROR(cudaMemcpy(run->kernel_histo, run->dev_histo, bytes, cudaMemcpyDeviceToHost));
+    HANDLE_ERROR(cudaFree(run->dev_buffer)); /* so end to end has the memory to itself */
+    HANDLE_ERROR(cudaFree(run->dev_histo));
+    HANDLE_ERROR(cudaEventDestroy(run->start));
+    HANDLE_ERROR(cudaEventDestroy(run->stop));
+    times.total_ms = median_ms(end_to_end_once, run, reps);
+    return times;
+}
+
+/* ---------------------------------------------------------------- report -- */
+
+/* How many of the bins differ from expected; the first few go to stderr. */
+static int count_wrong(const unsigned int *histo, const unsigned int *expected, unsigned int bins,
+                       const char *what)
+{
+    int wrong = 0;
+    for (unsigned int bin = 0; bin < bins; bin++)
+        if (histo[bin] != expected[bin] && ++wrong <= 10)
+            fprintf(stderr, "many_bins: %s: bin %u is %u, the CPU counts %u\n", what, bin,
+                    histo[bin], expected[bin]);
+    return wrong;
+}
+
+static int report_many_bins(const struct stage *stage, const struct options *opt,
+                            const struct input *in, const struct gpu *gpu,
+                            const struct many_run *run, struct gpu_times times)
+{
+    unsigned int *expected = (unsigned int *)malloc(run->bins * sizeof(unsigned int));
+    if (!expected)
+        fail("out of host memory for %u bins", run->bins);
+    cpu_many_bins(in->buffer, in->size, run->bins, expected);
+    bool verified = count_wrong(run->histo, expected, run->bins, "end to end") == 0 &&
+                    count_wrong(run->kernel_histo, expected, run->bins, "kernel only") == 0;
+    free(expected);
+    const char *impl = stage->variants[opt->variant];
+    if (opt->csv) {
+        bool generated = opt->data != DATA_FILE && opt->data != DATA_IMAGE;
+        struct csv_row row = {stage->dir,         impl,
+                              gpu->name,          in->name,
+                              in->size,           generated ? opt->seed : 0,
+                              run->launch.blocks, run->launch.threads,
+                              opt->reps,          times.kernel_ms,
+                              times.total_ms,     verified};
+        puts(CSV_HEADER);
+        print_csv_row(stdout, &row);
+    } else {
+        uint64_t sum = 0;
+        for (unsigned int bin = 0; bin < run->bins; bin++)
+            sum += run->histo[bin];
+        printf("%s: %s\n", stage->dir, stage->summary);
+        printf("impl:       %s bins\n", impl);
+        describe_approach(run->bins);
+        printf("device:     %s\n", gpu->name);
+        printf("input:      %s, %zu bytes: %zu 16-bit values\n", in->name, in->size,
+               (in->size + 1) / 2);
+        printf("launch:     %ld blocks x %d threads\n", run->launch.blocks, run->launch.threads);
+        printf("Histogram Sum: %" PRIu64 "\n", sum); /* the number of values */
+        printf("kernel only: %10.3f ms %9.2f GB/s  (median of %d runs after %d warm-up)\n",
+               times.kernel_ms, gb_per_s(in->size, times.kernel_ms), opt->reps, WARMUP_RUNS);
+        printf("end to end:  %10.3f ms %9.2f GB/s  (allocate, copy in, memset, kernel, copy out)\n",
+               times.total_ms, gb_per_s(in->size, times.total_ms));
+        printf("verified:   %s\n", verified ? "yes, every bin matches the CPU" : "NO");
+    }
+    if (opt->bins)
+        for (unsigned int bin = 0; bin < run->bins; bin++)
+            printf("%u: %u\n", bin, run->histo[bin]);
+    return verified ? EXIT_OK : EXIT_FAILED;
+}
+
+static const char *const variant_names[] = {"4096", "65536", NULL};
+
+int main(int argc, char **argv)
+{
+    const struct stage stage = {.dir = "08_many_bins",
+                                .program = "many_bins",
+                                .summary = "exercise: 4096 or 65536 bins of 16-bit values",
+                                .gpu = true,
+                                .variants = variant_names};
+    struct options opt = options_or_exit(argc, argv, &stage);
+    struct gpu gpu = open_gpu(&stage);
+    struct launch launch = choose_launch(&stage, &opt, &gpu, 2, 256);
+    struct input in = make_input(&stage, &opt);
+
+    unsigned int bins = (unsigned int)atoi(variant_names[opt.variant]);
+    unsigned int *results = (unsigned int *)malloc(2 * bins * sizeof(unsigned int));
+    if (!results)
+        fail("out of host memory for %u bins", bins);
+    struct many_run run = {.in = &in, .bins = bins, .launch = launch};
+    run.kernel_histo = results;
+    run.histo = results + bins;
+    struct gpu_times times = time_many_bins(&run, opt.reps);
+    int status = report_many_bins(&stage, &opt, &in, &gpu, &run, times);
+    free(results);
+    free_input(&in);
+    return status;
+}
