@@ -206,7 +206,11 @@ int main(int argc, char **argv)
                                 .program = "hist_gpu_privatized",
                                 .summary = "a histogram at the memory-bandwidth limit, and CUB",
                                 .gpu = true,
-                                .variants = variant_names};
+                                .variants = variant_names,
+                                .help = "The grid defaults to as many blocks as fit on the GPU "
+                                        "at once (the occupancy API), and --threads to 256 for "
+                                        "book-occupancy, 1024 for the others; CUB chooses its "
+                                        "own launch."};
     struct options opt = options_or_exit(argc, argv, &stage);
     struct gpu gpu = open_gpu(&stage);
     struct input in = make_input(&stage, &opt);

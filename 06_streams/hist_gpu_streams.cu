@@ -197,7 +197,11 @@ int main(int argc, char **argv)
                                 .program = "hist_gpu_streams",
                                 .summary = "end to end: page-locked memory and streams",
                                 .gpu = true,
-                                .variants = variant_names};
+                                .variants = variant_names,
+                                .help = "--blocks N cuts the input into N chunks for the "
+                                        "streams (default 8, at most 1024); CUB chooses its "
+                                        "own launch, so --threads and --blocks-per-sm are "
+                                        "refused."};
     struct options opt = options_or_exit(argc, argv, &stage);
     if (opt.threads || opt.blocks_per_sm)
         usage_error(&stage, "--threads and --blocks-per-sm: CUB chooses its own launch here; "

@@ -424,15 +424,37 @@ int parse_options(int argc, char **argv, const struct stage *stage, struct optio
     return EXIT_OK;
 }
 
+/* Prints text word-wrapped to 80 columns; every line but the first starts with
+ * indent spaces (the first starts where the cursor is, at column first). */
+static void print_wrapped(FILE *out, int first, int indent, const char *text)
+{
+    int column = first;
+    bool line_empty = true;
+    while (*text) {
+        int word = (int)strcspn(text, " ");
+        if (!line_empty && column + 1 + word > 80) {
+            column = fprintf(out, "\n%*s", indent, "") - 1;
+            line_empty = true;
+        }
+        column += fprintf(out, "%s%.*s", line_empty ? "" : " ", word, text);
+        line_empty = false;
+        text += word;
+        text += strspn(text, " ");
+    }
+    fputc('\n', out);
+}
+
 void print_usage(FILE *out, const struct stage *stage)
 {
-    fprintf(out, "usage: %s [options]\n%s: %s\n\n", stage->program, stage->dir, stage->summary);
+    fprintf(out, "usage: %s [options]\n", stage->program);
+    print_wrapped(out, fprintf(out, "%s: ", stage->dir), 2, stage->summary);
+    fputc('\n', out);
     fputs("  --size N          bytes of input; K, M, G are powers of 1024 (default 100M)\n"
           "  --data KIND       uniform (default), constant, skewed or text\n"
           "  --file PATH       histogram of a file's bytes instead of generated data\n"
-          "  --image FILE.bmp  histogram of a BMP picture's brightness (e.g. data/chelsea.bmp)\n"
+          "  --image FILE.bmp  histogram of a BMP's brightness (e.g. data/chelsea.bmp)\n"
           "  --seed N          seed of the generated data (default 1)\n"
-          "  --reps N          timed runs after one warm-up; the median is reported (default 10)\n",
+          "  --reps N          timed runs after a warm-up; prints the median (default 10)\n",
           out);
     if (stage->gpu)
         fputs("  --blocks N        blocks in the grid (default: 2 per SM, the book's choice)\n"
@@ -447,16 +469,21 @@ void print_usage(FILE *out, const struct stage *stage)
               "  --device J        the device of that platform (default 0)\n",
               out);
     if (stage->variants) {
-        fprintf(out, "  --variant NAME    (or --impl NAME) ");
+        char names[512] = "";
         for (int i = 0; stage->variants[i]; i++)
-            fprintf(out, "%s%s%s", i ? ", " : "", stage->variants[i], i ? "" : " (default)");
-        fputc('\n', out);
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s%s", i ? ", " : "",
+                     stage->variants[i], i ? "" : " (default)");
+        print_wrapped(out, fprintf(out, "  --variant NAME    (or --impl NAME) "), 20, names);
     }
     fputs("  --bins            print all 256 bins, one '<bin>: <count>' line each\n"
           "  --csv             print a CSV header and one row instead of the report\n"
-          "  --help            print this help\n\n"
-          "exit status: 0 verified, 1 error or wrong result, 2 bad usage, 77 cannot run here\n",
+          "  --help            print this help\n",
           out);
+    if (stage->help) {
+        fprintf(out, "\nIn %s:\n  ", stage->program);
+        print_wrapped(out, 2, 2, stage->help);
+    }
+    fputs("\nexit: 0 verified, 1 error or wrong result, 2 bad usage, 77 cannot run here\n", out);
 }
 
 void usage_error(const struct stage *stage, const char *why)

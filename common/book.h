@@ -45,6 +45,9 @@ struct stage {
     bool opencl;                 /* --platform, --device and --list exist */
     const char *const *variants; /* NULL-terminated --variant names, the first is the
                                     default; NULL when the stage has only one */
+    const char *help;            /* what the options mean in this program where that
+                                    differs from the shared text, or NULL; --help
+                                    prints it after the options */
 };
 
 /* ---------------------------------------------------------------- inputs -- */

@@ -347,6 +347,34 @@ START_TEST(test_help_exits_0)
 }
 END_TEST
 
+START_TEST(test_help_prints_a_programs_own_notes_wrapped)
+{
+    const char *words = "--blocks N cuts the input into N chunks (default 8, at most 1024), queued "
+                        "over 4 streams; --threads sets the block size of the chunks' kernels; "
+                        "--blocks-per-sm is refused.";
+    struct stage stage = gpu_stage;
+    stage.help = words;
+    FILE *out = tmpfile();
+    ck_assert_ptr_nonnull(out);
+    print_usage(out, &stage);
+    rewind(out);
+    char line[256], joined[1024] = "";
+    bool in_notes = false;
+    while (fgets(line, sizeof line, out)) {
+        ck_assert_msg(strlen(line) <= 81, "a help line over 80 columns: %s", line);
+        if (strncmp(line, "In ", 3) == 0)
+            in_notes = true;
+        else if (in_notes && strncmp(line, "  ", 2) == 0)
+            snprintf(joined + strlen(joined), sizeof joined - strlen(joined), "%s%.*s",
+                     joined[0] ? " " : "", (int)strcspn(line + 2, "\n"), line + 2);
+        else
+            in_notes = false;
+    }
+    fclose(out);
+    ck_assert_str_eq(joined, words); /* every word, in order, nothing lost at the breaks */
+}
+END_TEST
+
 /* ----------------------------------------------------------- verification -- */
 
 START_TEST(test_verification_passes_a_right_histogram)
@@ -489,6 +517,7 @@ int main(void)
     tcase_add_loop_test(options, test_sizes_take_binary_suffixes, 0,
                         (int)(sizeof good_sizes / sizeof good_sizes[0]));
     tcase_add_test(options, test_every_option_is_read);
+    tcase_add_test(options, test_help_prints_a_programs_own_notes_wrapped);
     tcase_add_loop_test(options, test_every_bad_value_is_a_usage_error_with_a_reason, 0,
                         BAD_OPTIONS);
     tcase_add_exit_test(options, test_options_or_exit_exits_2_on_bad_usage, EXIT_USAGE);

@@ -147,11 +147,14 @@ static void free_trip(struct trip *t)
 
 int main(int argc, char **argv)
 {
-    const struct stage stage = {.dir = "09_pinned_streams",
-                                .program = "pinned_streams",
-                                .summary =
-                                    "exercise: page-locked memory, copied in chunks on streams",
-                                .gpu = true};
+    const struct stage stage = {
+        .dir = "09_pinned_streams",
+        .program = "pinned_streams",
+        .summary = "exercise: page-locked memory, copied in chunks on streams",
+        .gpu = true,
+        .help = "--blocks N cuts the input into N chunks (default 8, "
+                "at most 1024), queued over 4 streams; --threads sets the "
+                "block size of the chunks' kernels; --blocks-per-sm is refused."};
     struct options opt = options_or_exit(argc, argv, &stage);
     if (opt.blocks_per_sm)
         usage_error(&stage, "--blocks-per-sm: --blocks sets the number of chunks here");

@@ -187,7 +187,11 @@ int main(int argc, char **argv)
     const struct stage stage = {.dir = "10_split_work",
                                 .program = "split_work",
                                 .summary = "exercise: one histogram split over GPUs or streams",
-                                .gpu = true};
+                                .gpu = true,
+                                .help =
+                                    "--blocks N cuts the input into N parts (default: one per "
+                                    "GPU, at least 2, at most 64), spread over every GPU, or over "
+                                    "streams of the one GPU; --blocks-per-sm is refused."};
     struct options opt = options_or_exit(argc, argv, &stage);
     if (opt.blocks_per_sm)
         usage_error(&stage, "--blocks-per-sm: --blocks sets the number of parts here");

@@ -231,7 +231,10 @@ int main(int argc, char **argv)
     const struct stage stage = {.dir = "03_dot_product",
                                 .program = "dot_product",
                                 .summary = "exercise: a dot product accumulated with atomicAdd",
-                                .gpu = true};
+                                .gpu = true,
+                                .help = "--size N counts the floats of each vector (default: "
+                                        "26214400, the book's 100 MiB); --data makes the floats; "
+                                        "--file, --image and --bins are refused."};
     struct options opt = options_or_exit(argc, argv, &stage);
     if (opt.data == DATA_FILE || opt.data == DATA_IMAGE)
         usage_error(&stage, "--file, --image: a dot product takes generated vectors (--data)");

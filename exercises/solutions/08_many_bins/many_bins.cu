@@ -220,11 +220,14 @@ static const char *const variant_names[] = {"4096", "65536", NULL};
 
 int main(int argc, char **argv)
 {
-    const struct stage stage = {.dir = "08_many_bins",
-                                .program = "many_bins",
-                                .summary = "exercise: 4096 or 65536 bins of 16-bit values",
-                                .gpu = true,
-                                .variants = variant_names};
+    const struct stage stage = {
+        .dir = "08_many_bins",
+        .program = "many_bins",
+        .summary = "exercise: 4096 or 65536 bins of 16-bit values",
+        .gpu = true,
+        .variants = variant_names,
+        .help = "The input is read as 16-bit values (pairs of bytes); "
+                "--variant sets the bins (4096 or 65536) and --bins prints all of them."};
     struct options opt = options_or_exit(argc, argv, &stage);
     struct gpu gpu = open_gpu(&stage);
     struct launch launch = choose_launch(&stage, &opt, &gpu, 2, 256);
