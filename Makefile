@@ -12,7 +12,7 @@ export CUDA_HOME NVCC
 # make test NO_DEPS=1 skips the package check (machines without apt or network)
 DEPS      := $(if $(NO_DEPS),,deps)
 
-.PHONY: all demo test asan bench plots deps help clean $(STAGES) $(TOOLS)
+.PHONY: all demo test asan bench plots chapters deps help clean $(STAGES) $(TOOLS)
 
 all: $(STAGES) $(TOOLS)
 
@@ -32,6 +32,10 @@ bench: $(DEPS) all
 plots: $(DEPS)
 	@plots/plots.sh
 
+# every command the chapters show, run as written (CHAPTERS='chapters/03_shared_atomics.md': one)
+chapters: $(DEPS)
+	@chapters/run-commands.sh $(CHAPTERS)
+
 asan: $(DEPS)
 	@$(MAKE) --no-print-directory -C common asan
 
@@ -46,6 +50,8 @@ help:
 	@echo "make bench      run every stage on every input, with sweeps; one CSV per machine"
 	@echo "                in plots/results/ (BENCH_SIZE=1M BENCH_SWEEPS=no: a quick one)"
 	@echo "make plots      draw plots/figures/*.png and .svg from every CSV in plots/results/"
+	@echo "make chapters   run every command the chapters show, as written, and compare"
+	@echo "                the recorded outputs made on this machine with a new run"
 	@echo "make asan       the common/ suite (file and BMP readers) under AddressSanitizer"
 	@echo "make deps       install missing Debian packages (apt-get; sudo when not root)"
 	@echo "make -C exercises status | check-solutions | check-starters   the exercises"

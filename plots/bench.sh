@@ -22,19 +22,8 @@ reps=${BENCH_REPS:-10}
 image=data/chelsea.bmp
 
 # ------------------------------------------------------------- the machine --
-host_cpu=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2 | sed 's/^ *//')
-host_cpu=${host_cpu:-unknown}
-gpu=none driver=none
-if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
-    gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
-    driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1)
-fi
-nvcc=${NVCC:-${CUDA_HOME:-/usr/local/cuda}/bin/nvcc}
-cuda=$("$nvcc" --version 2>/dev/null | grep -o 'release [0-9.]*' | cut -d' ' -f2)
-cuda=${cuda:-none}
+source plots/machine.sh # host_cpu, gpu, driver, cuda, machine, slug
 sweeps=${BENCH_SWEEPS:-$([ "$gpu" != none ] && echo yes || echo no)}
-machine=$([ "$gpu" != none ] && echo "$gpu" || echo "$host_cpu")
-slug=$(echo "$machine" | tr 'A-Z' 'a-z' | sed 's/([^)]*)//g; s/[^a-z0-9]\{1,\}/-/g; s/^-//; s/-$//')
 date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 mkdir -p "$out_dir"
 csv=$out_dir/$slug.csv

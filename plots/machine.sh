@@ -1,0 +1,16 @@
+# machine.sh: what this machine is, for the scripts that name results after it
+# (sourced by bench.sh and chapters/run-commands.sh). Sets host_cpu, gpu,
+# driver, cuda, machine (the GPU's name, or the CPU's where there is no GPU)
+# and slug (machine in lower case, words joined by '-': the results' file names).
+host_cpu=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2 | sed 's/^ *//')
+host_cpu=${host_cpu:-unknown}
+gpu=none driver=none
+if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
+    gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+    driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1)
+fi
+nvcc=${NVCC:-${CUDA_HOME:-/usr/local/cuda}/bin/nvcc}
+cuda=$("$nvcc" --version 2>/dev/null | grep -o 'release [0-9.]*' | cut -d' ' -f2)
+cuda=${cuda:-none}
+machine=$([ "$gpu" != none ] && echo "$gpu" || echo "$host_cpu")
+slug=$(echo "$machine" | tr 'A-Z' 'a-z' | sed 's/([^)]*)//g; s/[^a-z0-9]\{1,\}/-/g; s/^-//; s/-$//')
