@@ -23,7 +23,7 @@ demo: $(DEPS) all
 	@plots/demo.sh $(STAGES)
 
 test: $(DEPS) all
-	@common/run-tests.sh common $(STAGES) $(TOOLS) plots
+	@common/run-tests.sh common $(STAGES) $(TOOLS) plots chapters
 
 # BENCH_SIZE, BENCH_REPS, BENCH_SWEEPS, BENCH_OUT: see plots/bench.sh
 bench: $(DEPS) all
@@ -59,4 +59,4 @@ help:
 	@echo "make -C 03_shared_atomics run ARGS='--blocks-per-sm 8'   one stage by hand"
 
 clean:
-	for s in common $(STAGES) $(TOOLS) plots; do $(MAKE) -C $$s clean; done
+	for s in common $(STAGES) $(TOOLS) plots chapters; do $(MAKE) -C $$s clean; done
