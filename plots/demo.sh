@@ -69,8 +69,10 @@ for stage in "$@"; do
             0x*) shape="${FIELDS[7]}t" ;;  # a CPU: its threads
             *) shape="${FIELDS[6]}x${FIELDS[7]}" ;;
             esac
+            kernel=${FIELDS[9]} gbps=${FIELDS[11]}
+            [ "$kernel" != 0.0000 ] || kernel=- gbps=- # a plain copy (06's floor): no kernel
             printf "$row_format" "${FIELDS[0]}" "${FIELDS[1]}" "${FIELDS[3]##*/}" "$shape" \
-                "${FIELDS[2]:0:28}" "${FIELDS[9]}" "${FIELDS[10]}" "${FIELDS[11]}" "${FIELDS[12]}" >>"$table"
+                "${FIELDS[2]:0:28}" "$kernel" "${FIELDS[10]}" "$gbps" "${FIELDS[12]}" >>"$table"
         done <<<"$rows"
     done < <(runs_of "$stage")
 done

@@ -53,10 +53,13 @@ chart == "table" && r["run"] == "main" && r["data"] == "uniform" {
         print "| stage | variant | device | launch | kernel ms | end-to-end ms | GB/s (kernel) | % of read bandwidth | verified |"
         print "|---|---|---|---|---:|---:|---:|---:|---|"
     }
-    launch = r["blocks"] > 0 ? r["blocks"] " x " r["threads"] : r["threads"] " thread" (r["threads"] > 1 ? "s" : "")
+    # blocks x threads on a GPU, threads on a CPU, "-" where a library or a copy chooses
+    launch = r["blocks"] > 0 ? r["blocks"] " x " r["threads"] : \
+             r["threads"] > 0 ? r["threads"] " thread" (r["threads"] > 1 ? "s" : "") : "-"
+    no_kernel = r["kernel_ms"] + 0 == 0                # 06's floor: a plain copy
     printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r["stage"], r["impl"], r["device"], launch,
-           r["kernel_ms"], r["total_ms"], r["gbps"], r["pct_of_read_bw"] == "" ? "" : r["pct_of_read_bw"] "%",
-           r["verified"]
+           no_kernel ? "-" : r["kernel_ms"], r["total_ms"], no_kernel ? "-" : r["gbps"],
+           r["pct_of_read_bw"] == "" ? "" : r["pct_of_read_bw"] "%", r["verified"]
 }
 # stages: one kind of input; label, kernel ms, end-to-end ms
 chart == "stages" && r["run"] == "main" && data_name(r["data"]) == kind {
