@@ -70,7 +70,8 @@ for stage in "$@"; do
             *) shape="${FIELDS[6]}x${FIELDS[7]}" ;;
             esac
             kernel=${FIELDS[9]} gbps=${FIELDS[11]}
-            [ "$kernel" != 0.0000 ] || kernel=- gbps=- # a plain copy (06's floor): no kernel
+            # a plain copy (06's floor): no launch and no kernel time, so nothing to show
+            [ "${FIELDS[7]}" = 0 ] && [ "$kernel" = 0.0000 ] && kernel=- gbps=-
             printf "$row_format" "${FIELDS[0]}" "${FIELDS[1]}" "${FIELDS[3]##*/}" "$shape" \
                 "${FIELDS[2]:0:28}" "$kernel" "${FIELDS[10]}" "$gbps" "${FIELDS[12]}" >>"$table"
         done <<<"$rows"

@@ -56,7 +56,7 @@ chart == "table" && r["run"] == "main" && r["data"] == "uniform" {
     # blocks x threads on a GPU, threads on a CPU, "-" where a library or a copy chooses
     launch = r["blocks"] > 0 ? r["blocks"] " x " r["threads"] : \
              r["threads"] > 0 ? r["threads"] " thread" (r["threads"] > 1 ? "s" : "") : "-"
-    no_kernel = r["kernel_ms"] + 0 == 0                # 06's floor: a plain copy
+    no_kernel = r["threads"] == 0 && r["kernel_ms"] + 0 == 0   # 06's floor: a plain copy
     printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r["stage"], r["impl"], r["device"], launch,
            no_kernel ? "-" : r["kernel_ms"], r["total_ms"], no_kernel ? "-" : r["gbps"],
            r["pct_of_read_bw"] == "" ? "" : r["pct_of_read_bw"] "%", r["verified"]
