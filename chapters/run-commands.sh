@@ -105,9 +105,9 @@ for chapter in "${chapters[@]}"; do
         recorded=$(mktemp -d) new_record=$(mktemp)
         awk -v dir="$recorded" '/^\$ / { k++; print substr($0, 3) > (dir "/command" k); next }
                                 { print > (dir "/output" k) }' "$file"
-        for command_file in "$recorded"/command*; do
-            k=${command_file##*command}
-            command=$(cat "$command_file")
+        commands=$(grep -c '^\$ ' "$file")
+        for ((k = 1; k <= commands; k++)); do # in order: 1, 2, ... 10, not as a glob sorts them
+            command=$(cat "$recorded/command$k")
             log=$logs/output-$k-$(basename "$file")
             run_in "$command" "$stage" "$log"
             { echo "\$ $command"; cat "$log"; } >>"$new_record"

@@ -433,7 +433,8 @@ static void print_wrapped(FILE *out, int first, int indent, const char *text)
     while (*text) {
         int word = (int)strcspn(text, " ");
         if (!line_empty && column + 1 + word > 80) {
-            column = fprintf(out, "\n%*s", indent, "") - 1;
+            fprintf(out, "\n%*s", indent, "");
+            column = indent;
             line_empty = true;
         }
         column += fprintf(out, "%s%.*s", line_empty ? "" : " ", word, text);
