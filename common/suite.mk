@@ -1,0 +1,22 @@
+# common/suite.mk - the build of a folder whose one program is a Check suite
+# (plots/, chapters/), written once. Its Makefile names the suite:
+#     SUITE := test_plots            (the source is tests/test_plots.c)
+#     include ../common/suite.mk
+# and gets: make (build), make test, make clean (which also removes CLEAN).
+
+include $(dir $(lastword $(MAKEFILE_LIST)))flags.mk
+
+.PHONY: all test clean
+all: $(BUILD)/$(SUITE)
+
+$(BUILD)/$(SUITE): tests/$(SUITE).c $(COMMON)/book.c $(COMMON)/bmp.c $(COMMON)/book.h | $(BUILD)
+	$(CC) $(CFLAGS) $(HOST_C) $(CHECK_CFLAGS) -o $@ $(filter %.c,$^) $(CHECK_LIBS)
+
+$(BUILD):
+	mkdir -p $@
+
+test: $(BUILD)/$(SUITE)
+	./$(BUILD)/$(SUITE)
+
+clean:
+	rm -rf $(BUILD) $(CLEAN)
