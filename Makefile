@@ -1,7 +1,8 @@
 # The workbook's top level: every stage is built, run and tested from here.
 # `make help` lists the targets; each stage also builds on its own (make -C 03_shared_atomics).
 
-STAGES    := 01_cpu 02_global_atomics 03_shared_atomics 04_opencl_port 05_privatized 06_streams
+# The stages, in order, from stages.txt: the one list (see its header).
+STAGES    := $(shell awk '!/^[ \t]*(\#|$$)/ { print $$1 }' stages.txt)
 TOOLS     := plots/read_bandwidth
 
 # Stages whose compiler or headers are missing are left out with a note
@@ -12,11 +13,15 @@ export CUDA_HOME NVCC
 # make test NO_DEPS=1 skips the package check (machines without apt or network)
 DEPS      := $(if $(NO_DEPS),,deps)
 
-.PHONY: all demo test asan bench plots chapters deps help clean $(STAGES) $(TOOLS)
+.PHONY: all common demo test asan bench plots chapters deps help clean $(STAGES) $(TOOLS)
 
 all: $(STAGES) $(TOOLS)
 
-$(STAGES) $(TOOLS):
+# common/'s libraries first, once, so that stages built in parallel find them made.
+common:
+	@$(MAKE) --no-print-directory $(if $(filter 1,$(V)),,-s) -C common libs
+
+$(STAGES) $(TOOLS): common
 	@if common/can-build.sh $@; then $(MAKE) --no-print-directory -C $@; fi
 
 demo: $(DEPS) all
@@ -43,7 +48,8 @@ deps:
 	@common/deps.sh
 
 help:
-	@echo "make            build every stage (CUDA_ARCH=native or CUDA_ARCH=90 builds faster)"
+	@echo "make            build every stage (CUDA_ARCH=native or CUDA_ARCH=90 builds faster;"
+	@echo "                V=1 shows each command in full)"
 	@echo "make demo       run every stage on the book's 100 MiB input, one table"
 	@echo "                (DEMO_ARGS='--size 1G --data skewed' changes the input)"
 	@echo "make test       run every Check suite; GPU checks skip visibly without a GPU"

@@ -7,7 +7,8 @@
  *   ./hist_cpu --variant sub4    four interleaved sub-histograms
  *   ./hist_cpu --threads 8       one private histogram per thread, merged
  */
-#include "book.h"
+#include "book.h"    /* the input, the CPU's check, the clock: worth reading */
+#include "harness.h" /* options, repeats, the report: no need to read it */
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -10,7 +10,10 @@
  *   ./hist_opencl --platform 1 --device 0       a device from --list
  *   ./hist_opencl --image ../data/chelsea.bmp   the brightness histogram of a photograph
  */
-#include "book.h"
+#include <CL/cl.h>
+
+#include "book.h"           /* CL_CHECK, the input, the CPU's check: worth reading */
+#include "harness_opencl.h" /* options, the device, repeats, the report: no need to read it */
 
 #include <string.h>
 

@@ -6,13 +6,14 @@
  *
  *   ./hist_gpu_privatized                           every variant, side by side
  *   ./hist_gpu_privatized --variant book-occupancy  (a) stage 03, grid from the occupancy API
- *   ./hist_gpu_privatized --variant lane-bins       (b) a copy of the bins per lane: no bank
- * conflicts
+ *   ./hist_gpu_privatized --variant lane-bins       (b) a copy of the bins per lane: no bank conflicts
  *   ./hist_gpu_privatized --variant vector-loads    (c) (b) reading 16 bytes at a time
  *   ./hist_gpu_privatized --variant unrolled        (d) (c) with two loads in flight
  *   ./hist_gpu_privatized --impl cub                cub::DeviceHistogram::HistogramEven
  */
-#include "read_kernel.cuh"
+#include "book.h"          /* HANDLE_ERROR, the input, the CPU's check: worth reading */
+#include "harness_cuda.h"  /* options, the GPU, repeats, the report: no need to read it */
+#include "read_kernel.cuh" /* the yardstick: a kernel that only reads the input */
 
 #include <cub/device/device_histogram.cuh>
 #include <string.h>
@@ -140,35 +141,40 @@ __global__ void histo_unrolled(const unsigned char *buffer, size_t size, unsigne
 
 typedef void (*histo_kernel_fn)(const unsigned char *, size_t, unsigned int *);
 
-static histo_kernel_fn chosen_kernel; /* the variant time_gpu_histogram is timing */
+/* What the harness hands back to a launcher on every run: the variant's
+ * kernel, or CUB's scratch space, which the first (warm-up) call allocates
+ * and keeps, so that the timed calls do not pay for it. */
+struct variant_run {
+    histo_kernel_fn kernel; /* NULL for CUB */
+    void *cub_scratch;
+    size_t cub_scratch_bytes;
+};
 
-static void launch_chosen(const unsigned char *dev_buffer, size_t size, unsigned int *dev_histo,
-                          struct launch launch)
+static void launch_kernel(void *context, const unsigned char *dev_buffer, size_t size,
+                          unsigned int *dev_histo, struct launch launch)
 {
-    chosen_kernel<<<(unsigned)launch.blocks, launch.threads>>>(dev_buffer, size, dev_histo);
+    struct variant_run *run = (struct variant_run *)context;
+    run->kernel<<<(unsigned)launch.blocks, launch.threads>>>(dev_buffer, size, dev_histo);
     HANDLE_ERROR(cudaGetLastError());
 }
 
-/* CUB picks its own grid. Its scratch space is allocated by the first (warm-up)
- * call and kept, so the timed calls do not pay for it. */
-static void *cub_scratch;
-static size_t cub_scratch_bytes;
-
-static void launch_cub(const unsigned char *dev_buffer, size_t size, unsigned int *dev_histo,
-                       struct launch)
+/* CUB picks its own grid. */
+static void launch_cub(void *context, const unsigned char *dev_buffer, size_t size,
+                       unsigned int *dev_histo, struct launch)
 {
+    struct variant_run *run = (struct variant_run *)context;
     size_t needed = 0;
     int64_t samples = (int64_t)size; /* 64-bit: inputs past 2 GiB */
     HANDLE_ERROR(cub::DeviceHistogram::HistogramEven(nullptr, needed, dev_buffer, dev_histo,
                                                      BINS + 1, 0, BINS, samples));
-    if (needed > cub_scratch_bytes) {
-        if (cub_scratch)
-            HANDLE_ERROR(cudaFree(cub_scratch));
-        HANDLE_ERROR(cudaMalloc(&cub_scratch, needed));
-        cub_scratch_bytes = needed;
+    if (needed > run->cub_scratch_bytes) {
+        if (run->cub_scratch)
+            HANDLE_ERROR(cudaFree(run->cub_scratch));
+        HANDLE_ERROR(cudaMalloc(&run->cub_scratch, needed));
+        run->cub_scratch_bytes = needed;
     }
-    HANDLE_ERROR(cub::DeviceHistogram::HistogramEven(cub_scratch, needed, dev_buffer, dev_histo,
-                                                     BINS + 1, 0, BINS, samples));
+    HANDLE_ERROR(cub::DeviceHistogram::HistogramEven(run->cub_scratch, needed, dev_buffer,
+                                                     dev_histo, BINS + 1, 0, BINS, samples));
 }
 
 struct variant {
@@ -215,14 +221,14 @@ int main(int argc, char **argv)
     struct gpu gpu = open_gpu(&stage);
     struct input in = make_input(&stage, &opt);
 
-    static unsigned int histos[VARIANTS + 1][BINS], kernel_histos[VARIANTS + 1][BINS];
+    unsigned int histos[VARIANTS + 1][BINS], kernel_histos[VARIANTS + 1][BINS];
     struct result results[VARIANTS + 1];
     int count = 0;
 
     /* The yardstick first, over the same buffer and timed the same way. */
     struct launch read_launch = {read_blocks(&gpu, in.size, 256), 256};
-    struct gpu_times t = time_gpu_histogram(&stage, &opt, &in, read_launch, launch_read, histos[0],
-                                            kernel_histos[0]);
+    struct gpu_times t = time_gpu_histogram(&stage, &opt, &in, read_launch, launch_read, NULL,
+                                            histos[0], kernel_histos[0]);
     if (histos[0][0] != cpu_xor(in.buffer, in.size) || kernel_histos[0][0] != histos[0][0])
         fail("the read-bandwidth kernel did not read every byte (its XOR is wrong)");
     results[count++] = {.impl = "read-bandwidth",
@@ -237,9 +243,11 @@ int main(int argc, char **argv)
         if (opt.variant != 0 && strcmp(variant_names[opt.variant], v->name) != 0)
             continue;
         struct launch launch = choose_grid(&stage, &opt, &gpu, v);
-        chosen_kernel = v->kernel;
-        t = time_gpu_histogram(&stage, &opt, &in, launch, v->kernel ? launch_chosen : launch_cub,
-                               histos[count], kernel_histos[count]);
+        struct variant_run run = {.kernel = v->kernel};
+        t = time_gpu_histogram(&stage, &opt, &in, launch, v->kernel ? launch_kernel : launch_cub,
+                               &run, histos[count], kernel_histos[count]);
+        if (run.cub_scratch)
+            HANDLE_ERROR(cudaFree(run.cub_scratch));
         results[count] = {.impl = v->name,
                           .device = gpu.name,
                           .blocks = launch.blocks,
@@ -251,8 +259,6 @@ int main(int argc, char **argv)
         count++;
     }
     int status = report_results(&stage, &opt, &in, results, count);
-    if (cub_scratch)
-        HANDLE_ERROR(cudaFree(cub_scratch));
     free_input(&in);
     return status;
 }

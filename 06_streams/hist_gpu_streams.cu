@@ -19,7 +19,8 @@
  * memory and streams are made once, before the clock starts, as a program that
  * histograms many inputs would.
  */
-#include "book.h"
+#include "book.h"         /* HANDLE_ERROR, the input, the CPU's check: worth reading */
+#include "harness_cuda.h" /* options, the GPU, repeats, the report: no need to read it */
 
 #include <cub/device/device_histogram.cuh>
 #include <stdlib.h>
@@ -228,11 +229,11 @@ int main(int argc, char **argv)
     struct input in = make_input(&stage, &opt);
     int chunks = opt.blocks ? (int)(opt.blocks < 1024 ? opt.blocks : 1024) : DEFAULT_CHUNKS;
 
-    static struct trip trip;
+    struct trip trip = {0};
     make_trip(&trip, &in, chunks);
     double kernel_ms = median_ms(kernel_once, &trip, opt.reps);
 
-    static unsigned int histos[3][BINS];
+    unsigned int histos[3][BINS];
     struct result results[4];
     int count = 0;
     results[count++] = {.impl = "pinned-copy", /* the floor: no histogram */

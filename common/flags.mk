@@ -1,11 +1,23 @@
 # common/flags.mk - compilers and flags, set once for every stage and test.
 #
 # Knobs: CUDA_ARCH='75 80 86 89 90' (default; adds PTX for the last), CUDA_ARCH=native
-# or CUDA_ARCH=90 to build faster, CUDA_HOME, WERROR=1, CHECK_CFLAGS/CHECK_LIBS,
-# OPENCL_CFLAGS/OPENCL_LIBS.
+# or CUDA_ARCH=90 to build faster, CUDA_HOME, WERROR=1, V=1 (show the commands),
+# CHECK_CFLAGS/CHECK_LIBS, OPENCL_CFLAGS/OPENCL_LIBS.
 
 COMMON    := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
+ROOT      := $(abspath $(COMMON)/..)
 BUILD     ?= build
+
+# Quiet by default: one short line per file ("  NVCC  03_shared_atomics/x.cu"),
+# named from the repository's root. V=1 shows every command in full.
+# In a recipe: $(Q)$(call say,CC,$<)$(CC) ...
+ifeq ($(V),1)
+Q         :=
+say        =
+else
+Q         := @
+say        = printf '  %-5s %s\n' '$(1)' '$(patsubst $(ROOT)/%,%,$(abspath $(2)))';
+endif
 
 CC        ?= cc
 CFLAGS    ?= -O2 -g
@@ -33,3 +45,21 @@ OPENCL_LIBS   ?= -lOpenCL
 CHECK_CFLAGS ?= $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   ?= $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -pthread)
 
+
+# common/ is built once, by its own Makefile, into libraries every program links:
+LIBDIR     := $(COMMON)/build
+LIB_HOST   := $(LIBDIR)/libcommon.a        # book.c, harness.c, bmp.c: every program
+LIB_CUDA   := $(LIBDIR)/libcommon_cuda.a   # harness_cuda.c: CUDA programs
+LIB_OPENCL := $(LIBDIR)/libcommon_opencl.a # harness_opencl.c: OpenCL programs
+LIB_CHECKS := $(LIBDIR)/libcommon_checks.a # tests/stage_checks.c: the Check suites
+
+# Elsewhere, a library is made by asking common/ for it (make decides there
+# whether it is out of date), so that it is built in one place only.
+# (`make` alone still means `make all`: FORCE below must not become the goal.)
+.DEFAULT_GOAL := all
+ifneq ($(abspath $(CURDIR)),$(abspath $(COMMON)))
+$(LIBDIR)/%.a: FORCE
+	@$(MAKE) --no-print-directory $(if $(filter 1,$(V)),,-s) -C $(COMMON) build/$*.a
+.PHONY: FORCE
+FORCE:
+endif

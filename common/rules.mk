@@ -1,67 +1,56 @@
-# common/rules.mk - the build rules every stage includes, written once.
+# common/rules.mk - the build rules every program's Makefile includes, written once.
 #
-# A stage's Makefile names its program and whether it is a CUDA program:
-#     PROGRAM := hist_gpu_shmem_atomics
-#     GPU     := yes
-#     include ../common/rules.mk
-# and gets: make (build), make run ARGS='--data constant', make test, make clean.
-# The knobs (CUDA_ARCH, WERROR, ...) are in flags.mk.
+# A stage's Makefile is one line, include ../common/stage.mk, which reads its
+# program and kind from stages.txt and comes here. Other programs (the
+# yardstick, the exercises) name them themselves:
+#     PROGRAM := read_bandwidth
+#     GPU     := yes              (a CUDA program; OPENCL := yes: an OpenCL one)
+#     include ../../common/rules.mk
+# and get: make (build), make run ARGS='--data constant', make test, make clean.
+# The knobs (CUDA_ARCH, WERROR, V=1, ...) are in flags.mk.
 
 include $(dir $(lastword $(MAKEFILE_LIST)))flags.mk
 
 # Exercises build the same way from another folder (their solutions): SOURCE_DIR, BIN.
 SOURCE_DIR  ?= .
 BIN         ?= $(PROGRAM)
-COMMON_OBJS := $(BUILD)/book.o $(BUILD)/bmp.o
+HEADERS     := $(COMMON)/book.h $(COMMON)/harness.h
 ifeq ($(GPU),yes)
-COMMON_OBJS += $(BUILD)/book_gpu.o
 PROGRAM_OBJ := $(BUILD)/$(PROGRAM).cu.o
+PROGRAM_LIBS := $(LIB_CUDA) $(LIB_HOST)
 LINK        := $(NVCC) $(GENCODE)
 else
 PROGRAM_OBJ := $(BUILD)/$(PROGRAM).o
+PROGRAM_LIBS := $(LIB_HOST)
 LINK        := $(CC) $(CFLAGS) -pthread
 endif
 ifeq ($(OPENCL),yes)
-COMMON_OBJS += $(BUILD)/book_opencl.o
+PROGRAM_LIBS := $(LIB_OPENCL) $(PROGRAM_LIBS)
 LIBS        += $(OPENCL_LIBS)
+OPENCL_C    := $(OPENCL_CFLAGS)
 endif
-TEST_OBJS   := $(BUILD)/test_$(PROGRAM).o $(BUILD)/stage_checks.o $(BUILD)/book.o $(BUILD)/bmp.o
 
-.PHONY: all run test clean
+.PHONY: all run test needs clean
 all: $(BIN)
 
-$(BIN): $(PROGRAM_OBJ) $(COMMON_OBJS)
-	$(LINK) -o $@ $^ $(LIBS)
+$(BIN): $(PROGRAM_OBJ) $(PROGRAM_LIBS)
+	$(Q)$(call say,LD,$@)$(LINK) -o $@ $^ $(LIBS)
 
-$(BUILD)/%.o: $(SOURCE_DIR)/%.c $(COMMON)/book.h | $(BUILD)
-	$(CC) $(CFLAGS) $(HOST_C) $(if $(filter yes,$(OPENCL)),-DBOOK_OPENCL $(OPENCL_CFLAGS)) \
-	      -pthread -c -o $@ $<
+$(BUILD)/%.o: $(SOURCE_DIR)/%.c $(HEADERS) | $(BUILD)
+	$(Q)$(call say,CC,$<)$(CC) $(CFLAGS) $(HOST_C) $(OPENCL_C) -pthread -c -o $@ $<
 
-$(BUILD)/%.cu.o: $(SOURCE_DIR)/%.cu $(COMMON)/book.h $(COMMON)/read_kernel.cuh | $(BUILD)
-	$(NVCC) $(NVCCFLAGS) $(NVCC_ALL) -c -o $@ $<
+$(BUILD)/%.cu.o: $(SOURCE_DIR)/%.cu $(HEADERS) $(COMMON)/harness_cuda.h $(COMMON)/read_kernel.cuh \
+                 | $(BUILD)
+	$(Q)$(call say,NVCC,$<)$(NVCC) $(NVCCFLAGS) $(NVCC_ALL) -c -o $@ $<
 
-$(BUILD)/book.o $(BUILD)/bmp.o: $(BUILD)/%.o: $(COMMON)/%.c $(COMMON)/book.h | $(BUILD)
-	$(CC) $(CFLAGS) $(HOST_C) -c -o $@ $<
+$(BUILD)/test_%.o: test_%.c $(COMMON)/tests/stage_checks.h $(HEADERS) | $(BUILD)
+	$(Q)$(call say,CC,$<)$(CC) $(CFLAGS) $(HOST_C) -I$(COMMON)/tests $(CHECK_CFLAGS) -c -o $@ $<
 
-$(BUILD)/book_opencl.o: $(COMMON)/book_opencl.c $(COMMON)/book.h | $(BUILD)
-	$(CC) $(CFLAGS) $(HOST_C) -DBOOK_OPENCL $(OPENCL_CFLAGS) -c -o $@ $<
-
-# Host C against the CUDA runtime's C API: no kernels in it, so no nvcc needed.
-$(BUILD)/book_gpu.o: $(COMMON)/book_gpu.c $(COMMON)/book.h | $(BUILD)
-	$(CC) $(CFLAGS) $(HOST_C) -DBOOK_CUDA -I$(CUDA_HOME)/include -c -o $@ $<
-
-$(BUILD)/stage_checks.o: $(COMMON)/tests/stage_checks.c $(COMMON)/tests/stage_checks.h \
-                         $(COMMON)/book.h | $(BUILD)
-	$(CC) $(CFLAGS) $(HOST_C) $(CHECK_CFLAGS) -c -o $@ $<
-
-$(BUILD)/test_%.o: test_%.c $(COMMON)/tests/stage_checks.h $(COMMON)/book.h | $(BUILD)
-	$(CC) $(CFLAGS) $(HOST_C) -I$(COMMON)/tests $(CHECK_CFLAGS) -c -o $@ $<
-
-$(BUILD)/test_$(PROGRAM): $(TEST_OBJS)
-	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS)
+$(BUILD)/test_$(PROGRAM): $(BUILD)/test_$(PROGRAM).o $(LIB_CHECKS) $(LIB_HOST)
+	$(Q)$(call say,LD,$@)$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS)
 
 $(BUILD):
-	mkdir -p $@
+	@mkdir -p $@
 
 run: $(BIN)
 	./$(BIN) $(ARGS)
@@ -70,6 +59,10 @@ run: $(BIN)
 # with the CPU reference computed in the test itself.
 test: $(BIN) $(BUILD)/test_$(PROGRAM)
 	./$(BUILD)/test_$(PROGRAM) ./$(BIN)
+
+# What this folder needs to build (common/can-build.sh asks): cuda, opencl or nothing.
+needs:
+	@echo $(if $(filter yes,$(GPU)),cuda) $(if $(filter yes,$(OPENCL)),opencl)
 
 clean:
 	rm -rf $(BUILD) $(BIN)

@@ -6,17 +6,21 @@
 
 include $(dir $(lastword $(MAKEFILE_LIST)))flags.mk
 
-.PHONY: all test clean
+.PHONY: all test needs clean
 all: $(BUILD)/$(SUITE)
 
-$(BUILD)/$(SUITE): tests/$(SUITE).c $(COMMON)/book.c $(COMMON)/bmp.c $(COMMON)/book.h | $(BUILD)
-	$(CC) $(CFLAGS) $(HOST_C) $(CHECK_CFLAGS) -o $@ $(filter %.c,$^) $(CHECK_LIBS)
+$(BUILD)/$(SUITE): tests/$(SUITE).c $(COMMON)/book.h $(COMMON)/harness.h $(LIB_HOST) | $(BUILD)
+	$(Q)$(call say,CC,$<)$(CC) $(CFLAGS) $(HOST_C) $(CHECK_CFLAGS) -o $@ $< $(LIB_HOST) \
+	    $(CHECK_LIBS)
 
 $(BUILD):
-	mkdir -p $@
+	@mkdir -p $@
 
 test: $(BUILD)/$(SUITE)
 	./$(BUILD)/$(SUITE)
+
+needs:
+	@:
 
 clean:
 	rm -rf $(BUILD) $(CLEAN)

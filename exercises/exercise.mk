@@ -19,12 +19,11 @@ include ../../common/rules.mk
 check: $(BIN) $(BUILD)/check_$(PROGRAM)
 	./$(BUILD)/check_$(PROGRAM) ./$(BIN)
 
-$(BUILD)/check_$(PROGRAM).o: check_$(PROGRAM).c $(COMMON)/tests/stage_checks.h $(COMMON)/book.h | $(BUILD)
-	$(CC) $(CFLAGS) $(HOST_C) -I$(COMMON)/tests $(CHECK_CFLAGS) -c -o $@ $<
+$(BUILD)/check_$(PROGRAM).o: check_$(PROGRAM).c $(COMMON)/tests/stage_checks.h $(HEADERS) | $(BUILD)
+	$(Q)$(call say,CC,$<)$(CC) $(CFLAGS) $(HOST_C) -I$(COMMON)/tests $(CHECK_CFLAGS) -c -o $@ $<
 
-$(BUILD)/check_$(PROGRAM): $(BUILD)/check_$(PROGRAM).o $(BUILD)/stage_checks.o $(BUILD)/book.o \
-                           $(BUILD)/bmp.o
-	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS)
+$(BUILD)/check_$(PROGRAM): $(BUILD)/check_$(PROGRAM).o $(LIB_CHECKS) $(LIB_HOST)
+	$(Q)$(call say,LD,$@)$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS)
 
 clean: clean-solution
 .PHONY: clean-solution

@@ -9,7 +9,7 @@
  * Runs from chapters/ (make -C chapters test). The commands themselves are run
  * by make chapters (chapters/run-commands.sh): they need the programs built.
  */
-#include "book.h"
+#include "harness.h"
 
 #include <check.h>
 #include <glob.h>

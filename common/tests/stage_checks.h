@@ -6,7 +6,7 @@
 #ifndef STAGE_CHECKS_H
 #define STAGE_CHECKS_H
 
-#include "book.h"
+#include "harness.h"
 
 #include <check.h>
 

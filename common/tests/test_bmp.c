@@ -3,7 +3,7 @@
  * supports, and rejects every malformed file with a reason, reading nothing
  * past the end of the buffer (make asan runs these under AddressSanitizer).
  */
-#include "book.h"
+#include "harness.h"
 
 #include <check.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * test_book.c - the shared helpers behave as every stage relies on: inputs,
  * file reading, the option parser, the book's verification, timing and CSV.
  */
-#include "book.h"
+#include "harness.h"
 
 #include <check.h>
 #include <stdlib.h>
@@ -440,10 +440,73 @@ START_TEST(test_median_ms_warms_up_then_takes_the_median)
 }
 END_TEST
 
+/* Runs whose kernel time falls as their total rises: the two medians must
+ * each come from their own column, not from one "median run". */
+static struct gpu_times counted_trip(void *context)
+{
+    int *calls = context;
+    ++*calls;
+    struct gpu_times t = {.kernel_ms = 100.0 - *calls, .total_ms = (double)*calls};
+    return t;
+}
+
+START_TEST(test_median_gpu_times_takes_each_median_apart_after_a_warm_up)
+{
+    int calls = 0;
+    struct gpu_times m = median_gpu_times(counted_trip, &calls, 4);
+    ck_assert_int_eq(calls, WARMUP_RUNS + 4);
+    /* timed runs are calls 2..5: totals 2, 3, 4, 5; kernels 98, 97, 96, 95 */
+    ck_assert_double_eq(m.total_ms, WARMUP_RUNS + 2.5);
+    ck_assert_double_eq(m.kernel_ms, 100 - (WARMUP_RUNS + 2.5));
+}
+END_TEST
+
 START_TEST(test_gb_per_s_is_bytes_over_time)
 {
     ck_assert_double_eq_tol(gb_per_s(104857600, 1.0), 104.8576, 1e-9);
     ck_assert_double_eq(gb_per_s(100, 0), 0);
+}
+END_TEST
+
+/* More results than the old fixed array of 64 held: every one is verified
+ * and gets its own row, and a wrong one far down fails the run. */
+START_TEST(test_report_results_verifies_every_one_of_many_results)
+{
+    enum { COUNT = 100, WRONG = 80 };
+    unsigned char *buffer = big_random_block(5000, 3);
+    unsigned int right[BINS], wrong[BINS];
+    cpu_histogram(buffer, 5000, right);
+    memcpy(wrong, right, sizeof wrong);
+    wrong[9]++;
+    struct result results[COUNT];
+    for (int i = 0; i < COUNT; i++)
+        results[i] = (struct result){
+            .impl = "x", .device = "d", .kernel_ms = 1, .total_ms = 1, .histo = right};
+    results[WRONG].histo = wrong;
+    char *argv[] = {"program", "--csv", NULL};
+    struct options opt;
+    ck_assert_int_eq(parse_options(2, argv, &cpu_stage, &opt), EXIT_OK);
+    struct input in = {.buffer = buffer, .size = 5000, .name = "uniform"};
+    char path[] = "/tmp/report_test_XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_ptr_nonnull(freopen(path, "w", stdout));
+    freopen("/dev/null", "w", stderr);
+    ck_assert_int_eq(report_results(&cpu_stage, &opt, &in, results, COUNT), EXIT_FAILED);
+    fflush(stdout);
+    FILE *csv = fopen(path, "r");
+    char line[512];
+    int row = -1; /* the header comes first */
+    while (fgets(line, sizeof line, csv)) {
+        if (row >= 0)
+            ck_assert_msg(strstr(line, row == WRONG ? ",no\n" : ",yes\n"), "row %d: %s", row, line);
+        row++;
+    }
+    fclose(csv);
+    unlink(path);
+    close(fd);
+    ck_assert_int_eq(row, COUNT);
+    free(buffer);
 }
 END_TEST
 
@@ -533,7 +596,9 @@ int main(void)
     TCase *results = tcase_create("timing and csv");
     tcase_add_test(results, test_median_of_odd_and_even_counts);
     tcase_add_test(results, test_median_ms_warms_up_then_takes_the_median);
+    tcase_add_test(results, test_median_gpu_times_takes_each_median_apart_after_a_warm_up);
     tcase_add_test(results, test_gb_per_s_is_bytes_over_time);
+    tcase_add_test(results, test_report_results_verifies_every_one_of_many_results);
     tcase_add_test(results, test_csv_row_has_every_column_in_order);
     tcase_add_test(results, test_csv_quotes_text_with_commas_and_quotes);
     suite_add_tcase(suite, results);

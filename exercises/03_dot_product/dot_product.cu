@@ -9,7 +9,8 @@
  *   make run ARGS='--data constant --size 1M'
  *   make check                               is your sum within tolerance of the CPU's?
  */
-#include "book.h"
+#include "book.h"         /* HANDLE_ERROR, the input, the CPU's check: worth reading */
+#include "harness_cuda.h" /* options, the GPU, repeats, the report: no need to read it */
 
 #include <inttypes.h>
 #include <math.h>

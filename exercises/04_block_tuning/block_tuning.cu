@@ -9,7 +9,8 @@
  *   make run ARGS='--data constant --threads 1024'  the worst case for atomics, bigger blocks
  *   make check                                      seven grids, each verified, the best right?
  */
-#include "book.h"
+#include "book.h"         /* HANDLE_ERROR, the input, the CPU's check: worth reading */
+#include "harness_cuda.h" /* options, the GPU, repeats, the report: no need to read it */
 
 #define BOOK_BLOCKS_PER_SM 2  /* the book's rule: twice as many blocks as SMs */
 #define MOST_BLOCKS_PER_SM 64 /* the sweep doubles from 1 up to this */
@@ -37,8 +38,8 @@ __global__ void histo_kernel(const unsigned char *buffer, size_t size, unsigned 
         atomicAdd(&histo[bin], temp[bin]);
 }
 
-static void launch_histo(const unsigned char *dev_buffer, size_t size, unsigned int *dev_histo,
-                         struct launch launch)
+static void launch_histo(void *, const unsigned char *dev_buffer, size_t size,
+                         unsigned int *dev_histo, struct launch launch)
 {
     histo_kernel<<<(unsigned)launch.blocks, launch.threads>>>(dev_buffer, size, dev_histo);
     HANDLE_ERROR(cudaGetLastError());
@@ -58,8 +59,8 @@ static void time_grid(const struct stage *stage, const struct options *opt, cons
 {
     int n = s->count++;
     struct launch launch = choose_launch(stage, opt, gpu, blocks_per_sm, 256);
-    struct gpu_times t =
-        time_gpu_histogram(stage, opt, in, launch, launch_histo, s->histos[n], s->kernel_histos[n]);
+    struct gpu_times t = time_gpu_histogram(stage, opt, in, launch, launch_histo, NULL,
+                                            s->histos[n], s->kernel_histos[n]);
     snprintf(s->names[n], sizeof s->names[n], "blocks-per-sm-%d", blocks_per_sm);
     s->results[n] = {.impl = s->names[n],
                      .device = gpu->name,

@@ -9,7 +9,8 @@
  *   make run ARGS='--threads 1024'    32 warps, 32 copies: 32 KiB of shared memory
  *   make check                        does every warp count right, for every block size?
  */
-#include "book.h"
+#include "book.h"         /* HANDLE_ERROR, the input, the CPU's check: worth reading */
+#include "harness_cuda.h" /* options, the GPU, repeats, the report: no need to read it */
 
 #define WARP_SIZE 32
 
@@ -53,8 +54,8 @@ static size_t shared_bytes(int threads)
     return (size_t)(threads / WARP_SIZE) * BINS * sizeof(unsigned int);
 }
 
-static void launch_histo(const unsigned char *dev_buffer, size_t size, unsigned int *dev_histo,
-                         struct launch launch)
+static void launch_histo(void *, const unsigned char *dev_buffer, size_t size,
+                         unsigned int *dev_histo, struct launch launch)
 {
     histo_kernel<<<(unsigned)launch.blocks, launch.threads, shared_bytes(launch.threads)>>>(
         dev_buffer, size, dev_histo);
@@ -89,7 +90,7 @@ int main(int argc, char **argv)
 
     unsigned int histo[BINS], kernel_histo[BINS];
     struct gpu_times times =
-        time_gpu_histogram(&stage, &opt, &in, launch, launch_histo, histo, kernel_histo);
+        time_gpu_histogram(&stage, &opt, &in, launch, launch_histo, NULL, histo, kernel_histo);
 
     struct result result = {.impl = "warp-histograms",
                             .device = gpu.name,

@@ -11,7 +11,8 @@
  *   make run ARGS='--blocks 3 --size 1000003'   (--blocks: the number of chunks)
  *   make check                          every byte of every chunk counted?
  */
-#include "book.h"
+#include "book.h"         /* HANDLE_ERROR, the input, the CPU's check: worth reading */
+#include "harness_cuda.h" /* options, the GPU, repeats, the report: no need to read it */
 
 #include <stdlib.h>
 #include <string.h>

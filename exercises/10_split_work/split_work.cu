@@ -9,7 +9,8 @@
  *   make run ARGS='--blocks 8'        8 parts
  *   make check                        every part counted, and counted once?
  */
-#include "book.h"
+#include "book.h"         /* HANDLE_ERROR, the input, the CPU's check: worth reading */
+#include "harness_cuda.h" /* options, the GPU, repeats, the report: no need to read it */
 
 #include <string.h>
 

@@ -38,7 +38,7 @@ int main(int argc, char **argv)
 
     unsigned int result[BINS], kernel_result[BINS]; /* only [0] is used: the XOR */
     struct gpu_times times =
-        time_gpu_histogram(&stage, &opt, &in, launch, launch_read, result, kernel_result);
+        time_gpu_histogram(&stage, &opt, &in, launch, launch_read, NULL, result, kernel_result);
 
     unsigned int expected = cpu_xor(in.buffer, in.size);
     bool verified = result[0] == expected && kernel_result[0] == expected;

@@ -4,7 +4,7 @@
  * and every gnuplot script renders a non-empty PNG from a fixture CSV.
  * Runs from plots/ (make -C plots test).
  */
-#include "book.h"
+#include "harness.h"
 
 #include <check.h>
 #include <stdlib.h>

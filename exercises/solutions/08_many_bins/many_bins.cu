@@ -11,7 +11,8 @@
  *   make run ARGS='--variant 65536 --size 16M'
  *   make check                       both variants, every bin, every size?
  */
-#include "book.h"
+#include "book.h"         /* HANDLE_ERROR, the input, the CPU's check: worth reading */
+#include "harness_cuda.h" /* options, the GPU, repeats, the report: no need to read it */
 
 #include <inttypes.h>
 #include <stdlib.h>

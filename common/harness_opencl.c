@@ -1,9 +1,9 @@
 /*
- * book_opencl.c - the OpenCL side of book.h: errors in words, choosing a
- * platform and device, building a kernel file, choosing the launch. The
- * kernels and their host steps live in the stages.
+ * harness_opencl.c - harness_opencl.h, and book.h's opencl_failed: errors in
+ * words, choosing a platform and device, building a kernel file, choosing
+ * the launch. A student need not read it.
  */
-#include "book.h"
+#include "harness_opencl.h"
 
 #include <libgen.h>
 #include <stdlib.h>

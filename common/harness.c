@@ -1,0 +1,683 @@
+/*
+ * harness.c - the harness of harness.h: options and --help, the inputs they
+ * ask for, repeats and medians, the report and the CSV. A student need not
+ * read it.
+ */
+#include "harness.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static void *checked_malloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1); /* malloc(0) may return NULL */
+    if (!p)
+        fail("out of host memory (wanted %zu bytes)", bytes);
+    return p;
+}
+
+/* ---------------------------------------------------------------- inputs -- */
+
+static const char *const data_names[] = {"uniform", "constant", "skewed", "text", "file", "image"};
+
+const char *data_kind_name(enum data_kind kind)
+{
+    return data_names[kind];
+}
+
+int read_file(const char *path, unsigned char **buffer, size_t *size, char *why, size_t why_len)
+{
+    *buffer = NULL;
+    *size = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(why, why_len, "cannot open '%s': %s", path, strerror(errno));
+        return EXIT_USAGE;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(why, why_len, "'%s' is a directory", path);
+        fclose(f);
+        return EXIT_USAGE;
+    }
+    /* Grow as we read rather than trust the size stat reports: pipes and
+     * /proc files have none, and a file can change under us. */
+    size_t capacity = 1 << 16, length = 0;
+    unsigned char *data = checked_malloc(capacity);
+    for (;;) {
+        if (length == capacity) {
+            if (capacity > MAX_INPUT_BYTES) {
+                snprintf(why, why_len, "'%s' is larger than %zu bytes (bins are 32-bit)", path,
+                         MAX_INPUT_BYTES);
+                free(data);
+                fclose(f);
+                return EXIT_USAGE;
+            }
+            capacity *= 2;
+            unsigned char *bigger = realloc(data, capacity);
+            if (!bigger)
+                fail("out of host memory reading '%s'", path);
+            data = bigger;
+        }
+        size_t got = fread(data + length, 1, capacity - length, f);
+        length += got;
+        if (got == 0)
+            break;
+    }
+    int status = EXIT_OK;
+    if (ferror(f)) {
+        snprintf(why, why_len, "error reading '%s'", path);
+        status = EXIT_FAILED;
+    } else if (length > MAX_INPUT_BYTES) {
+        snprintf(why, why_len, "'%s' is larger than %zu bytes (bins are 32-bit)", path,
+                 MAX_INPUT_BYTES);
+        status = EXIT_USAGE;
+    }
+    fclose(f);
+    if (status != EXIT_OK) {
+        free(data);
+        return status;
+    }
+    *buffer = data;
+    *size = length;
+    return EXIT_OK;
+}
+
+/* The brightness of every pixel, top row first: one byte per pixel. */
+static int image_input(const char *path, struct input *in, char *why, size_t why_len)
+{
+    struct image img;
+    int status = read_bmp(path, &img, why, why_len);
+    if (status != EXIT_OK)
+        return status;
+    in->size = (size_t)img.width * (size_t)img.height;
+    in->buffer = checked_malloc(in->size);
+    for (size_t i = 0; i < in->size; i++)
+        in->buffer[i] = luminance(img.rgb[3 * i], img.rgb[3 * i + 1], img.rgb[3 * i + 2]);
+    in->width = img.width;
+    in->height = img.height;
+    free_image(&img);
+    return EXIT_OK;
+}
+
+struct input make_input(const struct stage *stage, const struct options *opt)
+{
+    struct input in = {0};
+    if (opt->data == DATA_FILE || opt->data == DATA_IMAGE) {
+        char why[512], reason[480];
+        const char *path = opt->data == DATA_FILE ? opt->file : opt->image;
+        int status = opt->data == DATA_FILE
+                         ? read_file(path, &in.buffer, &in.size, reason, sizeof reason)
+                         : image_input(path, &in, reason, sizeof reason);
+        snprintf(why, sizeof why, "--%s: %s", data_names[opt->data], reason);
+        if (status == EXIT_USAGE)
+            usage_error(stage, why);
+        if (status != EXIT_OK)
+            fail("%s", why);
+        in.name = path;
+        return in;
+    }
+    in.size = opt->size;
+    in.buffer = checked_malloc(in.size);
+    fill_input(opt->data, in.buffer, in.size, opt->seed);
+    in.name = data_kind_name(opt->data);
+    return in;
+}
+
+void free_input(struct input *in)
+{
+    free(in->buffer);
+    in->buffer = NULL;
+}
+
+/* ---------------------------------------------------------------- options -- */
+
+/* A whole unsigned decimal number, nothing before or after it. */
+static bool parse_u64(const char *text, uint64_t *value)
+{
+    if (!isdigit((unsigned char)text[0]))
+        return false; /* strtoull would accept " 5", "+5" and "-5" */
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno == ERANGE || *end != '\0')
+        return false;
+    *value = v;
+    return true;
+}
+
+static int option_error(struct options *opt, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    vsnprintf(opt->why, sizeof opt->why, format, args);
+    va_end(args);
+    return EXIT_USAGE;
+}
+
+/* --size: bytes, with binary K, M and G suffixes (100M = 104857600). */
+static int parse_size(struct options *opt, const char *text)
+{
+    size_t len = strlen(text);
+    uint64_t scale = 1;
+    char digits[32];
+    if (len > 0 && len < sizeof digits) {
+        switch (toupper((unsigned char)text[len - 1])) {
+        case 'K':
+            scale = 1ull << 10;
+            len--;
+            break;
+        case 'M':
+            scale = 1ull << 20;
+            len--;
+            break;
+        case 'G':
+            scale = 1ull << 30;
+            len--;
+            break;
+        }
+    }
+    uint64_t count;
+    if (len == 0 || len >= sizeof digits)
+        return option_error(opt, "--size: '%s' is not a size in bytes (e.g. 1000, 64K, 100M)",
+                            text);
+    memcpy(digits, text, len);
+    digits[len] = '\0';
+    if (!parse_u64(digits, &count))
+        return option_error(opt, "--size: '%s' is not a size in bytes (e.g. 1000, 64K, 100M)",
+                            text);
+    if (count > MAX_INPUT_BYTES / scale || count * scale > MAX_INPUT_BYTES)
+        return option_error(opt, "--size: '%s' is too large: at most %zu bytes, as bins are 32-bit",
+                            text, MAX_INPUT_BYTES);
+    opt->size = (size_t)(count * scale);
+    opt->size_given = true;
+    return EXIT_OK;
+}
+
+static int parse_int(struct options *opt, const char *name, const char *text, long min, long max,
+                     long *value)
+{
+    uint64_t v;
+    if (!parse_u64(text, &v))
+        return option_error(opt, "%s: '%s' is not a whole number", name, text);
+    if (v < (uint64_t)min || v > (uint64_t)max)
+        return option_error(opt, "%s: %s is out of range (%ld to %ld)", name, text, min, max);
+    *value = (long)v;
+    return EXIT_OK;
+}
+
+static int parse_data(struct options *opt, const char *text)
+{
+    for (int kind = DATA_UNIFORM; kind < DATA_FILE; kind++) {
+        if (strcmp(text, data_names[kind]) == 0) {
+            opt->data = (enum data_kind)kind;
+            opt->data_given = true;
+            return EXIT_OK;
+        }
+    }
+    return option_error(opt, "--data: '%s' is not one of uniform, constant, skewed, text", text);
+}
+
+static int parse_variant(struct options *opt, const struct stage *stage, const char *text)
+{
+    for (int i = 0; stage->variants[i]; i++) {
+        if (strcmp(text, stage->variants[i]) == 0) {
+            opt->variant = i;
+            return EXIT_OK;
+        }
+    }
+    return option_error(opt, "--variant: '%s' is not a variant of %s", text, stage->program);
+}
+
+static int parse_one(struct options *opt, const struct stage *stage, const char *name,
+                     const char *value)
+{
+    long n;
+    int status;
+    if (strcmp(name, "--size") == 0)
+        return parse_size(opt, value);
+    if (strcmp(name, "--data") == 0)
+        return parse_data(opt, value);
+    if (strcmp(name, "--file") == 0 || strcmp(name, "--image") == 0) {
+        if (value[0] == '\0')
+            return option_error(opt, "%s: the path is empty", name);
+        *(name[2] == 'f' ? &opt->file : &opt->image) = value;
+        return EXIT_OK;
+    }
+    if (strcmp(name, "--seed") == 0) {
+        if (!parse_u64(value, &opt->seed))
+            return option_error(opt, "--seed: '%s' is not a whole number", value);
+        return EXIT_OK;
+    }
+    if (strcmp(name, "--reps") == 0) {
+        status = parse_int(opt, name, value, 1, 100000, &n);
+        opt->reps = (int)n;
+        return status;
+    }
+    if (strcmp(name, "--threads") == 0) {
+        status = parse_int(opt, name, value, 1, 1024, &n);
+        opt->threads = (int)n;
+        return status;
+    }
+    if ((strcmp(name, "--variant") == 0 || strcmp(name, "--impl") == 0) && stage->variants)
+        return parse_variant(opt, stage, value);
+    if (strcmp(name, "--blocks") == 0 && stage->gpu)
+        return parse_int(opt, name, value, 1, INT32_MAX, &opt->blocks);
+    if ((strcmp(name, "--platform") == 0 || strcmp(name, "--device") == 0) && stage->opencl) {
+        status = parse_int(opt, name, value, 0, 1000, &n);
+        *(name[2] == 'p' ? &opt->platform : &opt->device) = (int)n;
+        return status;
+    }
+    if (strcmp(name, "--blocks-per-sm") == 0 && stage->gpu) {
+        status = parse_int(opt, name, value, 1, 1024, &n);
+        opt->blocks_per_sm = (int)n;
+        return status;
+    }
+    return option_error(opt, "unknown option '%s'", name);
+}
+
+static bool takes_value(const char *name)
+{
+    static const char *const with_value[] = {
+        "--size",   "--data",    "--file",          "--image",    "--seed",   "--reps", "--threads",
+        "--blocks", "--variant", "--blocks-per-sm", "--platform", "--device", "--impl"};
+    for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
+        if (strcmp(name, with_value[i]) == 0)
+            return true;
+    return false;
+}
+
+int parse_options(int argc, char **argv, const struct stage *stage, struct options *opt)
+{
+    *opt = (struct options){.size = DEFAULT_SIZE,
+                            .data = DATA_UNIFORM,
+                            .seed = DEFAULT_SEED,
+                            .reps = DEFAULT_REPS,
+                            .platform = -1,
+                            .device = -1};
+    for (int i = 1; i < argc; i++) {
+        char name[64];
+        const char *arg = argv[i], *value = NULL;
+        const char *equals = strchr(arg, '=');
+        if (strncmp(arg, "--", 2) != 0)
+            return option_error(opt, "unexpected argument '%s'", arg);
+        if (equals && (size_t)(equals - arg) < sizeof name) { /* --size=100M */
+            memcpy(name, arg, (size_t)(equals - arg));
+            name[equals - arg] = '\0';
+            value = equals + 1;
+        } else {
+            snprintf(name, sizeof name, "%s", arg);
+        }
+        bool *flag = strcmp(name, "--help") == 0                    ? &opt->help
+                     : strcmp(name, "--bins") == 0                  ? &opt->bins
+                     : strcmp(name, "--csv") == 0                   ? &opt->csv
+                     : strcmp(name, "--list") == 0 && stage->opencl ? &opt->list
+                                                                    : NULL;
+        if (flag) {
+            if (value)
+                return option_error(opt, "%s takes no value", name);
+            *flag = true;
+            continue;
+        }
+        if (!takes_value(name))
+            return option_error(opt, "unknown option '%s'", arg);
+        if (!value) {
+            if (i + 1 >= argc)
+                return option_error(opt, "%s needs a value", name);
+            value = argv[++i];
+        }
+        int status = parse_one(opt, stage, name, value);
+        if (status != EXIT_OK)
+            return status;
+    }
+    if (opt->blocks && opt->blocks_per_sm)
+        return option_error(opt, "--blocks and --blocks-per-sm both set the grid: give one");
+    if (opt->file && opt->image)
+        return option_error(opt, "--file and --image both set the data: give one");
+    if (opt->bins && opt->csv)
+        return option_error(opt, "--bins and --csv cannot be combined: the CSV would break");
+    if (opt->device >= 0 && opt->platform < 0)
+        return option_error(opt, "--device needs --platform (see --list)");
+    const char *path = opt->file ? opt->file : opt->image;
+    if (path) {
+        const char *option = opt->file ? "--file" : "--image";
+        if (opt->data_given || opt->size_given)
+            return option_error(opt, "%s sets the data and its size: drop --data and --size",
+                                option);
+        /* A missing file is a usage error, found before any GPU is touched. */
+        struct stat st;
+        if (stat(path, &st) != 0)
+            return option_error(opt, "%s: cannot open '%s': %s", option, path, strerror(errno));
+        if (S_ISDIR(st.st_mode))
+            return option_error(opt, "%s: '%s' is a directory", option, path);
+        opt->data = opt->file ? DATA_FILE : DATA_IMAGE;
+    }
+    return EXIT_OK;
+}
+
+/* Prints text word-wrapped to 80 columns; every line but the first starts with
+ * indent spaces (the first starts where the cursor is, at column first). */
+static void print_wrapped(FILE *out, int first, int indent, const char *text)
+{
+    int column = first;
+    bool line_empty = true;
+    while (*text) {
+        int word = (int)strcspn(text, " ");
+        if (!line_empty && column + 1 + word > 80) {
+            fprintf(out, "\n%*s", indent, "");
+            column = indent;
+            line_empty = true;
+        }
+        column += fprintf(out, "%s%.*s", line_empty ? "" : " ", word, text);
+        line_empty = false;
+        text += word;
+        text += strspn(text, " ");
+    }
+    fputc('\n', out);
+}
+
+void print_usage(FILE *out, const struct stage *stage)
+{
+    fprintf(out, "usage: %s [options]\n", stage->program);
+    print_wrapped(out, fprintf(out, "%s: ", stage->dir), 2, stage->summary);
+    fputc('\n', out);
+    fputs("  --size N          bytes of input; K, M, G are powers of 1024 (default 100M)\n"
+          "  --data KIND       uniform (default), constant, skewed or text\n"
+          "  --file PATH       histogram of a file's bytes instead of generated data\n"
+          "  --image FILE.bmp  histogram of a BMP's brightness (e.g. data/chelsea.bmp)\n"
+          "  --seed N          seed of the generated data (default 1)\n"
+          "  --reps N          timed runs after a warm-up; prints the median (default 10)\n",
+          out);
+    if (stage->gpu)
+        fputs("  --blocks N        blocks in the grid (default: 2 per SM, the book's choice)\n"
+              "  --blocks-per-sm K blocks in the grid = K x the GPU's SM count\n"
+              "  --threads T       threads per block (default 256)\n",
+              out);
+    else
+        fputs("  --threads N       CPU threads, each with a private histogram (default 1)\n", out);
+    if (stage->opencl)
+        fputs("  --list            list the OpenCL platforms and devices, then exit\n"
+              "  --platform I      the OpenCL platform to use (default: the first with a GPU)\n"
+              "  --device J        the device of that platform (default 0)\n",
+              out);
+    if (stage->variants) {
+        size_t length = sizeof " (default)";
+        for (int i = 0; stage->variants[i]; i++)
+            length += strlen(stage->variants[i]) + 2; /* and ", " */
+        char *names = checked_malloc(length);
+        names[0] = '\0';
+        for (int i = 0; stage->variants[i]; i++) {
+            if (i)
+                strcat(names, ", ");
+            strcat(names, stage->variants[i]);
+            if (i == 0)
+                strcat(names, " (default)");
+        }
+        print_wrapped(out, fprintf(out, "  --variant NAME    (or --impl NAME) "), 20, names);
+        free(names);
+    }
+    fputs("  --bins            print all 256 bins, one '<bin>: <count>' line each\n"
+          "  --csv             print a CSV header and one row instead of the report\n"
+          "  --help            print this help\n",
+          out);
+    if (stage->help) {
+        fprintf(out, "\nIn %s:\n  ", stage->program);
+        print_wrapped(out, 2, 2, stage->help);
+    }
+    fputs("\nexit: 0 verified, 1 error or wrong result, 2 bad usage, 77 cannot run here\n", out);
+}
+
+void usage_error(const struct stage *stage, const char *why)
+{
+    fprintf(stderr, "%s: %s\n", stage->program, why);
+    print_usage(stderr, stage);
+    exit(EXIT_USAGE);
+}
+
+struct options options_or_exit(int argc, char **argv, const struct stage *stage)
+{
+    struct options opt;
+    program_name = stage->program;
+    if (parse_options(argc, argv, stage, &opt) != EXIT_OK)
+        usage_error(stage, opt.why);
+    if (opt.help) {
+        print_usage(stdout, stage);
+        exit(EXIT_OK);
+    }
+    return opt;
+}
+
+/* ----------------------------------------------------------------- timing -- */
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double median(double *samples, int count)
+{
+    qsort(samples, (size_t)count, sizeof samples[0], compare_doubles);
+    return count % 2 ? samples[count / 2] : (samples[count / 2 - 1] + samples[count / 2]) / 2;
+}
+
+double median_ms(timed_run run, void *context, int reps)
+{
+    for (int i = 0; i < WARMUP_RUNS; i++) /* first-touch, caches, clocks, lazy loading */
+        run(context);
+    double *samples = checked_malloc((size_t)reps * sizeof *samples);
+    for (int i = 0; i < reps; i++)
+        samples[i] = run(context);
+    double m = median(samples, reps);
+    free(samples);
+    return m;
+}
+
+struct gpu_times median_gpu_times(gpu_timed_run run, void *context, int reps)
+{
+    for (int i = 0; i < WARMUP_RUNS; i++)
+        run(context);
+    double *kernel = checked_malloc((size_t)reps * sizeof *kernel);
+    double *total = checked_malloc((size_t)reps * sizeof *total);
+    for (int i = 0; i < reps; i++) {
+        struct gpu_times t = run(context);
+        kernel[i] = t.kernel_ms;
+        total[i] = t.total_ms;
+    }
+    struct gpu_times m = {median(kernel, reps), median(total, reps)};
+    free(kernel);
+    free(total);
+    return m;
+}
+
+double gb_per_s(size_t bytes, double ms)
+{
+    return ms > 0 ? bytes / (ms * 1e6) : 0;
+}
+
+/* ---------------------------------------------------------------- results -- */
+
+static void print_csv_text(FILE *out, const char *text)
+{
+    if (!strpbrk(text, ",\"\r\n")) {
+        fputs(text, out);
+        return;
+    }
+    fputc('"', out);
+    for (const char *c = text; *c; c++) {
+        if (*c == '"')
+            fputc('"', out);
+        fputc(*c, out);
+    }
+    fputc('"', out);
+}
+
+void print_csv_row(FILE *out, const struct csv_row *row)
+{
+    const char *texts[] = {row->stage, row->impl, row->device, row->data};
+    for (int i = 0; i < 4; i++) {
+        print_csv_text(out, texts[i]);
+        fputc(',', out);
+    }
+    fprintf(out, "%zu,%" PRIu64 ",%ld,%d,%d,%.4f,%.4f,%.3f,%s\n", row->bytes, row->seed,
+            row->blocks, row->threads, row->reps, row->kernel_ms, row->total_ms,
+            gb_per_s(row->bytes, row->kernel_ms), row->verified ? "yes" : "no");
+}
+
+static void print_input(const struct options *opt, const struct input *in)
+{
+    if (opt->data == DATA_IMAGE)
+        printf("input:      image %s, %d x %d pixels: %zu bytes of brightness\n", in->name,
+               in->width, in->height, in->size);
+    else if (opt->data == DATA_FILE)
+        printf("input:      file %s, %zu bytes\n", in->name, in->size);
+    else
+        printf("input:      %s, %zu bytes, seed %" PRIu64 "\n", in->name, in->size, opt->seed);
+}
+
+/* One result in the report's long form: what a stage with one kernel prints. */
+static void print_one(const struct stage *stage, const struct options *opt, const struct input *in,
+                      const struct result *r, bool verified)
+{
+    printf("impl:       %s\n", r->impl);
+    printf("device:     %s\n", r->device);
+    print_input(opt, in);
+    if (stage->gpu)
+        printf("launch:     %ld blocks x %d threads\n", r->blocks, r->threads);
+    else
+        printf("threads:    %d\n", r->threads);
+    printf("Histogram Sum: %" PRIu64 "\n", histogram_sum(r->histo));
+    printf("kernel only: %10.3f ms %9.2f GB/s  (median of %d runs after %d warm-up)\n",
+           r->kernel_ms, gb_per_s(in->size, r->kernel_ms), opt->reps, WARMUP_RUNS);
+    printf("end to end:  %10.3f ms %9.2f GB/s  (%s)\n", r->total_ms,
+           gb_per_s(in->size, r->total_ms),
+           stage->gpu ? "allocate, copy in, memset, kernel, copy out"
+                      : "the same: on the CPU nothing is copied");
+    printf("verified:   %s\n", verified ? "yes, every bin matches the CPU" : "NO");
+}
+
+/* Several results side by side. A row without a histogram is the floor the
+ * others are measured against: a kernel that only reads the input (its kernel
+ * time), or a plain copy of it (its end-to-end time). */
+static void print_table(const struct options *opt, const struct input *in,
+                        const struct result *results, const bool *verified, int count)
+{
+    const struct result *floor = NULL;
+    for (int i = 0; i < count; i++)
+        if (!results[i].histo)
+            floor = &results[i];
+    printf("device:     %s\n", results[0].device);
+    print_input(opt, in);
+    for (int i = 0; i < count; i++)
+        if (results[i].histo) {
+            printf("Histogram Sum: %" PRIu64 "\n", histogram_sum(results[i].histo));
+            break;
+        }
+    printf("medians of %d runs after %d warm-up; %s is the floor: %%: its kernel time over the\n"
+           "row's, x: the row's end-to-end time over its\n\n",
+           opt->reps, WARMUP_RUNS, floor ? floor->impl : "(none)");
+    printf("%-16s %-10s %10s %9s %7s %14s %7s  %s\n", "impl", "launch", "kernel ms", "GB/s", "%",
+           "end-to-end ms", "x", "verified");
+    for (int i = 0; i < count; i++) {
+        const struct result *r = &results[i];
+        char launch[32] = "-", percent[16] = "", times[16] = "";
+        if (r->blocks && r->threads)
+            snprintf(launch, sizeof launch, "%ldx%d", r->blocks, r->threads);
+        else if (r->blocks)
+            snprintf(launch, sizeof launch, "%ld chunk%s", r->blocks, r->blocks > 1 ? "s" : "");
+        if (floor && floor->kernel_ms > 0 && r->kernel_ms > 0)
+            snprintf(percent, sizeof percent, "%.1f", 100 * floor->kernel_ms / r->kernel_ms);
+        if (floor && floor->total_ms > 0)
+            snprintf(times, sizeof times, "%.3f", r->total_ms / floor->total_ms);
+        printf("%-16s %-10s %10.4f %9.1f %7s %14.3f %7s  %s\n", r->impl, launch, r->kernel_ms,
+               gb_per_s(in->size, r->kernel_ms), percent, r->total_ms, times,
+               verified[i] ? "yes" : "NO");
+    }
+    bool all = true;
+    for (int i = 0; i < count; i++)
+        all = all && verified[i];
+    printf("verified:   %s\n", all ? "yes, every result matches the CPU" : "NO");
+}
+
+int report_results(const struct stage *stage, const struct options *opt, const struct input *in,
+                   const struct result *results, int count)
+{
+    bool *verified = checked_malloc((size_t)count * sizeof *verified);
+    int wrong = 0;
+    const struct result *first_histogram = NULL;
+    for (int i = 0; i < count; i++) {
+        const struct result *r = &results[i];
+        int bad = 0;
+        if (r->histo) { /* a row without a histogram (the yardstick) checks itself */
+            bad = verify_histogram(in->buffer, in->size, r->histo, r->impl, stderr);
+            if (r->kernel_histo)
+                bad += verify_histogram(in->buffer, in->size, r->kernel_histo, r->impl, stderr);
+            if (!first_histogram)
+                first_histogram = r;
+        }
+        verified[i] = bad == 0;
+        wrong += bad;
+    }
+    bool generated = opt->data != DATA_FILE && opt->data != DATA_IMAGE;
+
+    if (opt->csv) {
+        puts(CSV_HEADER);
+        for (int i = 0; i < count; i++) {
+            const struct result *r = &results[i];
+            struct csv_row row = {stage->dir,   r->impl,     r->device,
+                                  in->name,     in->size,    generated ? opt->seed : 0,
+                                  r->blocks,    r->threads,  opt->reps,
+                                  r->kernel_ms, r->total_ms, verified[i]};
+            print_csv_row(stdout, &row);
+        }
+    } else {
+        printf("%s: %s\n", stage->dir, stage->summary);
+        if (count == 1)
+            print_one(stage, opt, in, &results[0], verified[0]);
+        else
+            print_table(opt, in, results, verified, count);
+    }
+    if (opt->bins && first_histogram)
+        for (int bin = 0; bin < BINS; bin++)
+            printf("%d: %u\n", bin, first_histogram->histo[bin]);
+    free(verified);
+    if (wrong) {
+        fprintf(stderr, "%s: verification FAILED: %d bins differ from the CPU reference\n",
+                stage->program, wrong);
+        return EXIT_FAILED;
+    }
+    return EXIT_OK;
+}
+
+int report_result(const struct stage *stage, const struct options *opt, const struct input *in,
+                  const struct result *r)
+{
+    return report_results(stage, opt, in, r, 1);
+}
+
+const char *cpu_name(void)
+{
+    static char name[256] = "CPU";
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return name;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (strncmp(line, "model name", 10) == 0 && colon) {
+            char *start = colon + 1;
+            while (*start == ' ' || *start == '\t')
+                start++;
+            start[strcspn(start, "\n")] = '\0';
+            snprintf(name, sizeof name, "%s", start);
+            break;
+        }
+    }
+    fclose(f);
+    return name;
+}

@@ -1,0 +1,204 @@
+/*
+ * harness.h - the harness: what every program shares that no reader comes
+ * for. A student need not read this file, nor harness*.c, bmp.c or the
+ * other harness headers; book.h holds the helpers a stage's lesson uses.
+ *
+ * It gives every stage the same face: one option parser and --help, the
+ * inputs the options ask for (generated, a file, a BMP's brightness), a
+ * warm-up and the median of repeated runs, and one printer for the report
+ * and the CSV, which also verifies every result against the CPU.
+ */
+#ifndef HARNESS_H
+#define HARNESS_H
+
+#include "book.h"
+
+#include <stdbool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bins are 32-bit counters, as in the book, so no input may be longer than this. */
+#define MAX_INPUT_BYTES ((size_t)UINT32_MAX)
+#define DEFAULT_SIZE    ((size_t)100 * 1024 * 1024) /* the book's 100 MB */
+#define DEFAULT_SEED    1
+#define DEFAULT_REPS    10
+#define WARMUP_RUNS     1
+
+/* What messages start with (book.c's fail and verify_histogram); set by options_or_exit. */
+extern const char *program_name;
+
+/* ---------------------------------------------------------------- stages -- */
+
+/* What a stage tells the shared parser and printer about itself. */
+struct stage {
+    const char *dir;             /* "03_shared_atomics": the CSV's stage column */
+    const char *program;         /* "hist_gpu_shmem_atomics" */
+    const char *summary;         /* what this stage teaches, in one line */
+    bool gpu;                    /* --threads means threads per block; --blocks exists */
+    bool opencl;                 /* --platform, --device and --list exist */
+    const char *const *variants; /* NULL-terminated --variant names, the first is the
+                                    default; NULL when the stage has only one */
+    const char *help;            /* what the options mean in this program where that
+                                    differs from the shared text, or NULL; --help
+                                    prints it after the options */
+};
+
+/* ---------------------------------------------------------------- inputs -- */
+
+const char *data_kind_name(enum data_kind kind);
+
+/* Reads a whole file, trusting nothing about it. Returns EXIT_OK, or EXIT_USAGE
+ * (missing, a directory, too large) or EXIT_FAILED (a read error) with a
+ * one-line reason in why. */
+int read_file(const char *path, unsigned char **buffer, size_t *size, char *why, size_t why_len);
+
+struct image {
+    int width, height;
+    unsigned char *rgb; /* width x height pixels, top row first, 3 bytes each: R, G, B */
+};
+
+/* Decodes an uncompressed BMP (8-bit paletted, 24- or 32-bit, either row order)
+ * held in memory, reading nothing past file + size. Returns EXIT_OK, or
+ * EXIT_USAGE with a one-line reason in why. */
+int decode_bmp(const unsigned char *file, size_t size, struct image *img, char *why,
+               size_t why_len);
+
+/* read_file, then decode_bmp; the reason names the file. */
+int read_bmp(const char *path, struct image *img, char *why, size_t why_len);
+
+/* A pixel's brightness, 0 to 255 (ITU-R BT.601 weights): what --image counts. */
+unsigned char luminance(unsigned char r, unsigned char g, unsigned char b);
+
+void free_image(struct image *img);
+
+/* ---------------------------------------------------------------- options -- */
+
+struct options {
+    size_t size;
+    bool size_given;
+    enum data_kind data;
+    bool data_given;
+    const char *file;  /* set when --file was given; data is then DATA_FILE */
+    const char *image; /* set when --image was given; data is then DATA_IMAGE */
+    uint64_t seed;
+    int reps;
+    long blocks;       /* 0: the stage's default */
+    int blocks_per_sm; /* 0: the stage's default */
+    int threads;       /* 0: the stage's default */
+    int variant;       /* index into stage->variants */
+    int platform;      /* OpenCL: -1, or the platform --platform chose */
+    int device;        /* OpenCL: -1, or the device --device chose */
+    bool list;         /* OpenCL: list the platforms and devices */
+    bool bins;
+    bool csv;
+    bool help;
+    char why[256]; /* the reason, when parse_options returns EXIT_USAGE */
+};
+
+/* Returns EXIT_OK, or EXIT_USAGE with a one-line reason in opt->why. */
+int parse_options(int argc, char **argv, const struct stage *stage, struct options *opt);
+
+/* What every main calls: parse, or print the reason and the usage and exit 2
+ * (--help prints the usage and exits 0). */
+struct options options_or_exit(int argc, char **argv, const struct stage *stage);
+
+void print_usage(FILE *out, const struct stage *stage);
+
+/* Reports a usage error the one way every stage does, and exits 2. */
+void usage_error(const struct stage *stage, const char *why);
+
+struct input {
+    unsigned char *buffer;
+    size_t size;
+    const char *name;  /* "uniform", ... or the file's path: the CSV's data column */
+    int width, height; /* for --image: the picture's size; the input is its brightness */
+};
+
+/* The input the options ask for, or a reason and exit 2 (or 1). */
+struct input make_input(const struct stage *stage, const struct options *opt);
+void free_input(struct input *in);
+
+/* ----------------------------------------------------------------- timing -- */
+
+/* Sorts samples in place and returns their median. */
+double median(double *samples, int count);
+
+/* One run of the measured work; returns the milliseconds it took by its own clock. */
+typedef double (*timed_run)(void *context);
+
+/* WARMUP_RUNS untimed runs, then reps timed ones; returns their median. */
+double median_ms(timed_run run, void *context, int reps);
+
+/* The two times of a GPU program's run: the kernel alone (by the GPU's
+ * events), and the whole trip a user waits for (by the host clock). */
+struct gpu_times {
+    double kernel_ms;
+    double total_ms;
+};
+
+/* One run of a GPU program that measures both. */
+typedef struct gpu_times (*gpu_timed_run)(void *context);
+
+/* WARMUP_RUNS untimed runs, then reps timed ones; the median of each time,
+ * each taken apart. */
+struct gpu_times median_gpu_times(gpu_timed_run run, void *context, int reps);
+
+/* Bytes over milliseconds, in GB/s (10^9 bytes per second). */
+double gb_per_s(size_t bytes, double ms);
+
+/* The grid of a GPU stage: blocks (work-groups) of threads (work-items). */
+struct launch {
+    long blocks;
+    int threads;
+};
+
+/* ---------------------------------------------------------------- results -- */
+
+struct result {
+    const char *impl;                 /* the variant that ran */
+    const char *device;               /* GPU or CPU name */
+    long blocks;                      /* 0 on the CPU */
+    int threads;                      /* threads per block, or CPU threads */
+    double kernel_ms;                 /* the histogram alone */
+    double total_ms;                  /* what a user waits for: allocations and copies included */
+    const unsigned int *histo;        /* the end-to-end result (NULL: not a histogram) */
+    const unsigned int *kernel_histo; /* the last kernel-only run's result, or NULL */
+};
+
+/* Verifies, prints the report (or the CSV header and row) and the bins if asked;
+ * returns EXIT_OK, or EXIT_FAILED when a bin is wrong. */
+int report_result(const struct stage *stage, const struct options *opt, const struct input *in,
+                  const struct result *r);
+
+/* The same for several results of one input, side by side, the bins of the
+ * first. A result with no histo is the read-bandwidth yardstick, checked by
+ * its caller: the others are shown as a % of its speed. */
+int report_results(const struct stage *stage, const struct options *opt, const struct input *in,
+                   const struct result *results, int count);
+
+#define CSV_HEADER                                                                                 \
+    "stage,impl,device,data,bytes,seed,blocks,threads,reps,kernel_ms,total_ms,gbps,verified"
+
+struct csv_row {
+    const char *stage, *impl, *device, *data;
+    size_t bytes;
+    uint64_t seed;
+    long blocks;
+    int threads, reps;
+    double kernel_ms, total_ms;
+    bool verified;
+};
+
+/* One CSV line; text fields with a comma or a quote are quoted as RFC 4180 says. */
+void print_csv_row(FILE *out, const struct csv_row *row);
+
+/* The CPU's model name, for the device column of CPU stages. */
+const char *cpu_name(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HARNESS_H */
