@@ -13,7 +13,7 @@ if [[ $needs == *cuda* ]]; then
     fi
 fi
 if [[ $needs == *opencl* ]]; then
-    if ! printf '#include <CL/cl.h>\n' | ${CC:-cc} -E -x c - >/dev/null 2>&1; then
+    if ! printf '#include <CL/cl.h>\n' | ${CC:-cc} ${OPENCL_CFLAGS:-} -E -x c - >/dev/null 2>&1; then
         echo "note: $dir not built: no OpenCL headers (make deps installs them)"
         exit 1
     fi
