@@ -5,6 +5,7 @@
 #include "harness.h"
 
 #include <check.h>
+#include <glob.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -558,6 +559,65 @@ END_TEST
 
 TCase *bmp_tcase(void); /* test_bmp.c */
 
+/* ------------------------------------------------------------- registry -- */
+
+/* stages.txt, the one list of stages, agrees with the folders: every line
+ * names a folder whose Makefile is stage.mk's one include and whose program's
+ * source is there, with a known runs-on and shows; and every stage-like
+ * folder at the root has its line. Runs from common/. */
+START_TEST(test_every_stage_folder_has_one_registry_line_and_the_other_way_round)
+{
+    FILE *registry = fopen("../stages.txt", "r");
+    ck_assert_ptr_nonnull(registry);
+    char line[1024], listed[64][128];
+    int count = 0;
+    while (fgets(line, sizeof line, registry)) {
+        char folder[128], program[128], runs_on[32], shows[32];
+        if (line[strspn(line, " \t")] == '#' || line[strspn(line, " \t\n")] == '\0')
+            continue;
+        ck_assert_msg(sscanf(line, "%127s %127s %31s %31s", folder, program, runs_on, shows) == 4,
+                      "stages.txt: a line without its four columns: %s", line);
+        ck_assert_msg(strcmp(runs_on, "cpu") == 0 || strcmp(runs_on, "cuda") == 0 ||
+                          strcmp(runs_on, "opencl") == 0,
+                      "stages.txt: %s runs on '%s'", folder, runs_on);
+        ck_assert_msg(strcmp(shows, "kernel") == 0 || strcmp(shows, "trip") == 0,
+                      "stages.txt: %s shows '%s'", folder, shows);
+        for (int i = 0; i < count; i++)
+            ck_assert_msg(strcmp(listed[i], folder) != 0, "stages.txt: %s twice", folder);
+        ck_assert_int_lt(count, 64);
+        snprintf(listed[count++], sizeof listed[0], "%s", folder);
+
+        char path[512];
+        snprintf(path, sizeof path, "../%s/%s.%s", folder, program,
+                 strcmp(runs_on, "cuda") == 0 ? "cu" : "c");
+        ck_assert_msg(access(path, R_OK) == 0, "stages.txt: %s has no %s", folder, path);
+        snprintf(path, sizeof path, "../%s/Makefile", folder);
+        FILE *makefile = fopen(path, "r");
+        ck_assert_msg(makefile != NULL, "stages.txt: %s has no Makefile", folder);
+        bool includes = false;
+        while (fgets(line, sizeof line, makefile))
+            includes = includes || strcmp(line, "include ../common/stage.mk\n") == 0;
+        fclose(makefile);
+        ck_assert_msg(includes, "%s does not include ../common/stage.mk", path);
+    }
+    fclose(registry);
+    ck_assert_int_gt(count, 0);
+
+    glob_t folders;
+    ck_assert_int_eq(glob("../[0-9][0-9]_*/Makefile", 0, NULL, &folders), 0);
+    for (size_t f = 0; f < folders.gl_pathc; f++) {
+        char folder[128];
+        snprintf(folder, sizeof folder, "%.*s", (int)strcspn(folders.gl_pathv[f] + 3, "/"),
+                 folders.gl_pathv[f] + 3);
+        bool found = false;
+        for (int i = 0; i < count && !found; i++)
+            found = strcmp(listed[i], folder) == 0;
+        ck_assert_msg(found, "%s has a Makefile but no line in stages.txt", folder);
+    }
+    globfree(&folders);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("common");
@@ -602,6 +662,10 @@ int main(void)
     tcase_add_test(results, test_csv_row_has_every_column_in_order);
     tcase_add_test(results, test_csv_quotes_text_with_commas_and_quotes);
     suite_add_tcase(suite, results);
+
+    TCase *registry = tcase_create("registry");
+    tcase_add_test(registry, test_every_stage_folder_has_one_registry_line_and_the_other_way_round);
+    suite_add_tcase(suite, registry);
 
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_ENV);
