@@ -10,9 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MAX_PLATFORMS 16
-#define MAX_DEVICES   16
-
 const char *cl_error_name(cl_int err)
 {
     switch (err) {
@@ -92,26 +89,40 @@ void opencl_failed(cl_int err, const char *call, const char *file, int line)
     exit(EXIT_FAILED);
 }
 
-/* The platforms there are; none is not an error here (the ICD loader says
+/* Every platform there is, in an array the caller frees (NULL when there is
+ * none); none is not an error here (the ICD loader says
  * CL_PLATFORM_NOT_FOUND_KHR when no driver is installed). */
-static cl_uint get_platforms(cl_platform_id platforms[MAX_PLATFORMS])
+static cl_platform_id *get_platforms(cl_uint *count)
 {
-    cl_uint count = 0;
-    cl_int err = clGetPlatformIDs(MAX_PLATFORMS, platforms, &count);
-    if (err == -1001 || err == CL_SUCCESS)
-        return count < MAX_PLATFORMS ? count : MAX_PLATFORMS;
+    *count = 0;
+    cl_int err = clGetPlatformIDs(0, NULL, count);
+    if (err == -1001 || *count == 0) {
+        *count = 0;
+        return NULL;
+    }
     CL_CHECK(err);
-    return 0;
+    cl_platform_id *platforms = malloc(*count * sizeof *platforms);
+    if (!platforms)
+        fail("out of host memory for %u OpenCL platforms", *count);
+    CL_CHECK(clGetPlatformIDs(*count, platforms, NULL));
+    return platforms;
 }
 
-static cl_uint get_devices(cl_platform_id platform, cl_device_id devices[MAX_DEVICES])
+/* Every device of a platform, in an array the caller frees (NULL when none). */
+static cl_device_id *get_devices(cl_platform_id platform, cl_uint *count)
 {
-    cl_uint count = 0;
-    cl_int err = clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, MAX_DEVICES, devices, &count);
-    if (err == CL_DEVICE_NOT_FOUND)
-        return 0;
+    *count = 0;
+    cl_int err = clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, NULL, count);
+    if (err == CL_DEVICE_NOT_FOUND || *count == 0) {
+        *count = 0;
+        return NULL;
+    }
     CL_CHECK(err);
-    return count < MAX_DEVICES ? count : MAX_DEVICES;
+    cl_device_id *devices = malloc(*count * sizeof *devices);
+    if (!devices)
+        fail("out of host memory for %u OpenCL devices", *count);
+    CL_CHECK(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, *count, devices, NULL));
+    return devices;
 }
 
 static const char *type_name(cl_device_type type)
@@ -121,8 +132,8 @@ static const char *type_name(cl_device_type type)
 
 int list_opencl_devices(FILE *out)
 {
-    cl_platform_id platforms[MAX_PLATFORMS];
-    cl_uint platform_count = get_platforms(platforms);
+    cl_uint platform_count;
+    cl_platform_id *platforms = get_platforms(&platform_count);
     int devices_seen = 0;
     for (cl_uint p = 0; p < platform_count; p++) {
         char name[256], vendor[256], version[256];
@@ -131,8 +142,8 @@ int list_opencl_devices(FILE *out)
         CL_CHECK(
             clGetPlatformInfo(platforms[p], CL_PLATFORM_VERSION, sizeof version, version, NULL));
         fprintf(out, "platform %u: %s (%s, %s)\n", p, name, vendor, version);
-        cl_device_id devices[MAX_DEVICES];
-        cl_uint device_count = get_devices(platforms[p], devices);
+        cl_uint device_count;
+        cl_device_id *devices = get_devices(platforms[p], &device_count);
         for (cl_uint d = 0; d < device_count; d++) {
             cl_device_type type;
             cl_uint units;
@@ -153,7 +164,9 @@ int list_opencl_devices(FILE *out)
                     (unsigned long long)(max_alloc >> 20));
             devices_seen++;
         }
+        free(devices);
     }
+    free(platforms);
     if (devices_seen == 0)
         fprintf(out, "no OpenCL device found (install an ICD, e.g. pocl-opencl-icd)\n");
     return devices_seen;
@@ -162,22 +175,25 @@ int list_opencl_devices(FILE *out)
 /* The first device of the wanted type over all platforms. */
 static bool find_device(cl_device_type wanted, cl_platform_id *platform, cl_device_id *device)
 {
-    cl_platform_id platforms[MAX_PLATFORMS];
-    cl_uint platform_count = get_platforms(platforms);
-    for (cl_uint p = 0; p < platform_count; p++) {
-        cl_device_id devices[MAX_DEVICES];
-        cl_uint device_count = get_devices(platforms[p], devices);
-        for (cl_uint d = 0; d < device_count; d++) {
+    cl_uint platform_count;
+    cl_platform_id *platforms = get_platforms(&platform_count);
+    bool found = false;
+    for (cl_uint p = 0; p < platform_count && !found; p++) {
+        cl_uint device_count;
+        cl_device_id *devices = get_devices(platforms[p], &device_count);
+        for (cl_uint d = 0; d < device_count && !found; d++) {
             cl_device_type type;
             CL_CHECK(clGetDeviceInfo(devices[d], CL_DEVICE_TYPE, sizeof type, &type, NULL));
             if (type & wanted) {
                 *platform = platforms[p];
                 *device = devices[d];
-                return true;
+                found = true;
             }
         }
+        free(devices);
     }
-    return false;
+    free(platforms);
+    return found;
 }
 
 static void cannot_run(const struct stage *stage)
@@ -193,19 +209,19 @@ struct opencl open_opencl(const struct stage *stage, const struct options *opt)
 {
     struct opencl cl = {0};
     char why[256];
-    cl_platform_id platforms[MAX_PLATFORMS];
-    cl_uint platform_count = get_platforms(platforms);
+    cl_uint platform_count;
+    cl_platform_id *platforms = get_platforms(&platform_count);
     if (platform_count == 0)
         cannot_run(stage);
     if (opt->platform >= 0) {
-        cl_device_id devices[MAX_DEVICES];
         if ((cl_uint)opt->platform >= platform_count) {
             snprintf(why, sizeof why, "--platform %d: there are %u platforms (see --list)",
                      opt->platform, platform_count);
             usage_error(stage, why);
         }
         int device = opt->device >= 0 ? opt->device : 0;
-        cl_uint device_count = get_devices(platforms[opt->platform], devices);
+        cl_uint device_count;
+        cl_device_id *devices = get_devices(platforms[opt->platform], &device_count);
         if ((cl_uint)device >= device_count) {
             snprintf(why, sizeof why, "--device %d: platform %d has %u devices (see --list)",
                      device, opt->platform, device_count);
@@ -213,10 +229,12 @@ struct opencl open_opencl(const struct stage *stage, const struct options *opt)
         }
         cl.platform = platforms[opt->platform];
         cl.device = devices[device];
+        free(devices);
     } else if (!find_device(CL_DEVICE_TYPE_GPU, &cl.platform, &cl.device) &&
                !find_device(CL_DEVICE_TYPE_ALL, &cl.platform, &cl.device)) {
         cannot_run(stage);
     }
+    free(platforms);
 
     CL_CHECK(clGetDeviceInfo(cl.device, CL_DEVICE_NAME, sizeof cl.name, cl.name, NULL));
     CL_CHECK(clGetDeviceInfo(cl.device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cl.compute_units,
