@@ -1,6 +1,25 @@
 # rows.awk: reads the CSVs that make bench writes and turns the rows a chart
-# needs into tab-separated columns for gnuplot. Which chart: -v chart=NAME.
-# Labels name what ran without the machine ("03 shared-atomics 264x256").
+# needs into tab-separated columns for gnuplot, or a Markdown table. Which
+# chart: -v chart=NAME; which input, where a chart shows one: -v kind=KIND.
+# Labels name what ran without the machine ("03 shared-atomics"); what sets a
+# stage's rows apart comes from the registry, stages.txt (-v registry=PATH;
+# stages.txt from the repository root, where every caller runs): its runs-on
+# column says which stages run threads on a CPU, which on any OpenCL device,
+# and its shows column which stages are about the whole trip, not the kernel.
+
+BEGIN {
+    if (registry == "") registry = "stages.txt"
+    while ((status = getline line < registry) > 0) {
+        if (line ~ /^[ \t]*(#|$)/) continue
+        split(line, column, " ")                # a space splits at every run of blanks
+        position[column[1]] = ++stage_count     # the charts show the stages in this order
+        runs_on[column[1]] = column[3]
+        shows[column[1]] = column[4]
+    }
+    if (status < 0) { print "rows.awk: cannot read " registry > "/dev/stderr"; broken = 1; exit 2 }
+    close(registry)
+    position["read_bandwidth"] = 0             # the floor, before every stage
+}
 
 # Splits one CSV line, with RFC 4180 quoting, into f[1..n].
 function split_csv(line, f,    n, i, c, field, quoted) {
@@ -19,18 +38,24 @@ function split_csv(line, f,    n, i, c, field, quoted) {
     return n
 }
 
-function label(    name, where) {
-    name = substr(r["stage"], 1, 2) " " r["impl"]
-    if (r["stage"] == "read_bandwidth") return "read bandwidth (the floor)"
-    if (r["stage"] == "01_cpu" && r["threads"] > 1)   # machines differ in cores: say "every core" there
-        name = name (chart == "machines" ? " on every core" : " x" r["threads"] " threads")
-    if (r["stage"] == "04_opencl_port") {
-        where = (r["device"] == r["gpu"]) ? "GPU" : "CPU"
-        name = name " on " where
-    }
-    if (with_launch && r["blocks"] > 0) name = name " " r["blocks"] "x" r["threads"]
-    return name
+# What sets a row apart within its stage: its variant, and the rules of stages.txt
+function variant(    name) {
+    name = r["impl"]
+    if (runs_on[r["stage"]] == "cpu" && r["threads"] > 1)   # machines differ in cores: say "every core" there
+        name = name (chart ~ /^machines/ ? " on every core" : " x" r["threads"] " threads")
+    if (runs_on[r["stage"]] == "opencl")
+        name = name " on " (r["device"] == r["gpu"] ? "GPU" : "CPU")
+    if (with_launch && r["blocks"] > 0) return name " " r["blocks"] "x" r["threads"]
+    return name again
 }
+
+function label() {
+    if (r["stage"] == "read_bandwidth") return "read bandwidth (the floor)"
+    return substr(r["stage"], 1, 2) " " variant()
+}
+
+# A run of a stage's program that has no kernel: 06's plain copy, the floor of its trip
+function no_kernel() { return r["threads"] == 0 && r["kernel_ms"] + 0 == 0 }
 
 function data_name(d) { sub(/.*\//, "", d); return d }
 
@@ -41,6 +66,16 @@ FNR == 1 { n = split_csv($0, header); next }
     if (r["verified"] != "yes") next
     # 05 measures the floor again for its own table; the charts show read_bandwidth's
     if (r["impl"] == "read-bandwidth" && r["stage"] != "read_bandwidth") next
+    # A stage run twice on one input with the same variant (03: the book's grid,
+    # then --blocks-per-sm 8) names the second run by how its grid compares with
+    # the first's, which reads the same on every machine: ", 4x the blocks".
+    key = FILENAME SUBSEP r["run"] SUBSEP r["data"] SUBSEP r["bytes"] SUBSEP r["stage"] SUBSEP \
+          r["impl"] SUBSEP r["device"] SUBSEP r["threads"]
+    again = ""
+    if (!(key in first_blocks)) { first_blocks[key] = r["blocks"]; runs_of[key] = 1 }
+    else if (r["blocks"] != first_blocks[key] && first_blocks[key] > 0)
+        again = sprintf(", %gx the blocks", r["blocks"] / first_blocks[key])
+    else again = ", run " ++runs_of[key]
 }
 # machine: its name, GPU or else CPU; size: the size of the main run's generated inputs
 chart == "machine" && !done { print (r["gpu"] != "none") ? r["gpu"] : r["host_cpu"]; done = 1 }
@@ -56,16 +91,14 @@ chart == "table" && r["run"] == "main" && r["data"] == "uniform" {
     # blocks x threads on a GPU, threads on a CPU, "-" where a library or a copy chooses
     launch = r["blocks"] > 0 ? r["blocks"] " x " r["threads"] : \
              r["threads"] > 0 ? r["threads"] " thread" (r["threads"] > 1 ? "s" : "") : "-"
-    no_kernel = r["threads"] == 0 && r["kernel_ms"] + 0 == 0   # 06's floor: a plain copy
     printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r["stage"], r["impl"], r["device"], launch,
-           no_kernel ? "-" : r["kernel_ms"], r["total_ms"], no_kernel ? "-" : r["gbps"],
+           no_kernel() ? "-" : r["kernel_ms"], r["total_ms"], no_kernel() ? "-" : r["gbps"],
            r["pct_of_read_bw"] == "" ? "" : r["pct_of_read_bw"] "%", r["verified"]
 }
 # stages: one kind of input; label, kernel ms, end-to-end ms
 chart == "stages" && r["run"] == "main" && data_name(r["data"]) == kind {
-    # the stage's number first, for plots.sh to sort by (the floor before 01)
-    printf "%s\t\"%s\"\t%s\t%s\n", r["stage"] == "read_bandwidth" ? "00" : substr(r["stage"], 1, 2),
-           label(), r["kernel_ms"], r["total_ms"]
+    # the stage's place in stages.txt first, for plots.sh to sort by (the floor before them all)
+    printf "%03d\t\"%s\"\t%s\t%s\n", rank(r["stage"]), label(), r["kernel_ms"], r["total_ms"]
 }
 # contention: label, then kernel ms on uniform, skewed, constant
 chart == "contention" && r["run"] == "main" && r["data"] ~ /^(uniform|skewed|constant)$/ &&
@@ -75,7 +108,7 @@ chart == "contention" && r["run"] == "main" && r["data"] ~ /^(uniform|skewed|con
 }
 # bandwidth: one block per label: MiB, % of the read bandwidth
 chart == "bandwidth" && r["run"] == "size-sweep" && r["pct_of_read_bw"] != "" && r["data"] == "uniform" &&
-    r["stage"] != "06_streams" {                # 06 is about copies, not the kernel
+    shows[r["stage"]] != "trip" {               # a stage about the whole trip (06: copies) is not about the kernel
     with_launch = 1; l = label(); with_launch = 0
     if (!(l in seen)) { seen[l] = 1; order[++count] = l }
     points[l] = points[l] sprintf("%g\t%s\n", r["bytes"] / 1048576, r["pct_of_read_bw"])
@@ -94,6 +127,7 @@ chart == "machines" && r["run"] == "main" && r["data"] == "uniform" && r["bytes"
     ms[l, m] = r["kernel_ms"]
 }
 END {
+    if (broken) exit 2
     if (chart == "contention") {
         print "stage\tuniform\tskewed\tconstant"
         for (i = 1; i <= count; i++)
@@ -115,4 +149,8 @@ END {
         }
     }
 }
+
+# A stage's place in stages.txt; a stage it does not list (an older CSV's) comes last
+function rank(stage) { return (stage in position) ? position[stage] : stage_count + 1 }
+
 function value(l, column) { return ((l, column) in ms) ? ms[l, column] : "NaN" }
