@@ -1,8 +1,8 @@
 /*
  * test_plots.c - make bench writes the documented columns and one verified
- * row per stage and input for every stage that runs here (on a small size),
- * and every gnuplot script renders a non-empty PNG from a fixture CSV.
- * Runs from plots/ (make -C plots test).
+ * row per stage and input for every stage of stages.txt that runs here (on a
+ * small size), make demo has a line for every stage, and every gnuplot script
+ * renders a non-empty PNG from a fixture CSV. Runs from plots/ (make -C plots test).
  */
 #include "book.h"
 
@@ -21,6 +21,24 @@ static int shell(const char *command)
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* The whole output of a shell command, as a string to free. */
+static char *output_of(const char *command)
+{
+    FILE *p = popen(command, "r");
+    ck_assert(p != NULL);
+    size_t size = 0, used = 0;
+    char *text = NULL;
+    do {
+        size = size ? 2 * size : 4096;
+        text = realloc(text, size);
+        ck_assert(text != NULL);
+        used += fread(text + used, 1, size - used - 1, p);
+    } while (used == size - 1);
+    text[used] = '\0';
+    ck_assert_msg(pclose(p) == 0, "failed: %s", command);
+    return text;
+}
+
 static char *read_text(const char *path)
 {
     unsigned char *text;
@@ -33,15 +51,45 @@ static char *read_text(const char *path)
     return (char *)text;
 }
 
+/* --------------------------------------------------------------- stages -- */
+
+/* The stages, as stages.txt (the one list) names them: a line per stage,
+ * "folder program runs-on shows runs...", '#' comments and blank lines aside. */
+struct listed_stage {
+    char folder[64], program[192];
+};
+static struct listed_stage listed[32];
+static int listed_count;
+
+static void read_stages_txt(void)
+{
+    FILE *registry = fopen("../stages.txt", "r");
+    if (!registry) {
+        perror("../stages.txt");
+        exit(EXIT_FAILED);
+    }
+    char line[1024];
+    while (fgets(line, sizeof line, registry)) {
+        const char *start = line + strspn(line, " \t");
+        if (*start == '#' || *start == '\n' || *start == '\0')
+            continue;
+        char folder[64], program[64];
+        if (listed_count == (int)(sizeof listed / sizeof listed[0]) ||
+            sscanf(start, "%63s %63s", folder, program) != 2) {
+            fprintf(stderr, "../stages.txt: cannot read: %s", line);
+            exit(EXIT_FAILED);
+        }
+        struct listed_stage *stage = &listed[listed_count++];
+        snprintf(stage->folder, sizeof stage->folder, "%s", folder);
+        snprintf(stage->program, sizeof stage->program, "../%s/%s", folder, program);
+    }
+    fclose(registry);
+}
+
 /* ---------------------------------------------------------------- bench -- */
 
-static const char *const programs[][2] = {
-    {"01_cpu", "../01_cpu/hist_cpu"},
-    {"02_global_atomics", "../02_global_atomics/hist_gpu_gmem_atomics"},
-    {"03_shared_atomics", "../03_shared_atomics/hist_gpu_shmem_atomics"},
-    {"04_opencl_port", "../04_opencl_port/hist_opencl"},
-};
 static const char *const inputs[] = {"uniform", "skewed", "constant", "text", "data/chelsea.bmp"};
+#define INPUTS ((int)(sizeof inputs / sizeof inputs[0]))
 
 static bool runs_here(const char *program)
 {
@@ -67,24 +115,27 @@ START_TEST(test_bench_writes_one_verified_row_per_stage_and_input)
     char *line = strtok(csv, "\n");
     ck_assert_str_eq(line, BENCH_COLUMNS);
     int rows = 0;
-    bool seen[4][5] = {{false}};
+    bool seen[32][INPUTS] = {{false}};
     while ((line = strtok(NULL, "\n"))) {
         rows++;
         char stage[64], data[64];
         ck_assert_msg(sscanf(line, "%63[^,],%*[^,],%*[^,],%63[^,],", stage, data) == 2, "%s", line);
         ck_assert_msg(strstr(line, ",yes,") != NULL, "not verified: %s", line);
-        for (int p = 0; p < 4; p++)
-            for (int i = 0; i < 5; i++)
-                if (strcmp(stage, programs[p][0]) == 0 && strcmp(data, inputs[i]) == 0)
+        for (int p = 0; p < listed_count; p++)
+            for (int i = 0; i < INPUTS; i++)
+                if (strcmp(stage, listed[p].folder) == 0 && strcmp(data, inputs[i]) == 0)
                     seen[p][i] = true;
     }
     ck_assert_int_gt(rows, 0);
-    for (int p = 0; p < 4; p++) {
-        if (!runs_here(programs[p][1]))
+    int stages_here = 0;
+    for (int p = 0; p < listed_count; p++) {
+        if (!runs_here(listed[p].program))
             continue;
-        for (int i = 0; i < 5; i++)
-            ck_assert_msg(seen[p][i], "no row for %s on %s", programs[p][0], inputs[i]);
+        stages_here++;
+        for (int i = 0; i < INPUTS; i++)
+            ck_assert_msg(seen[p][i], "no row for %s on %s", listed[p].folder, inputs[i]);
     }
+    ck_assert_msg(stages_here > 0, "no stage of stages.txt runs here: build first (make)");
 
     /* The histograms the figures draw: ten copies of the phrase, every pixel. */
     snprintf(command, sizeof command,
@@ -96,6 +147,42 @@ START_TEST(test_bench_writes_one_verified_row_per_stage_and_input)
     shell(command);
     free(csv);
     free(csv_path);
+}
+END_TEST
+
+/* ----------------------------------------------------------------- demo -- */
+
+/* true when a line of text starts with word and a space */
+static bool has_line_starting(const char *text, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *line = text; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+        if (strncmp(line, word, n) == 0 && line[n] == ' ')
+            return true;
+    return false;
+}
+
+START_TEST(test_demo_has_a_line_for_every_stage_in_stages_txt)
+{
+    /* a row, or a line saying why it was skipped */
+    char *table = output_of("DEMO_ARGS='--size 1K --reps 1' ./demo.sh 2>/dev/null");
+    for (int p = 0; p < listed_count; p++)
+        ck_assert_msg(has_line_starting(table, listed[p].folder), "no line for %s:\n%s",
+                      listed[p].folder, table);
+    free(table);
+}
+END_TEST
+
+START_TEST(test_demo_of_named_stages_runs_those_alone)
+{
+    char *table = output_of("DEMO_ARGS='--size 1K --reps 1' ./demo.sh 01_cpu 2>/dev/null");
+    ck_assert_msg(has_line_starting(table, "01_cpu"), "%s", table);
+    for (int p = 0; p < listed_count; p++)
+        if (strcmp(listed[p].folder, "01_cpu") != 0)
+            ck_assert_msg(!has_line_starting(table, listed[p].folder), "%s ran:\n%s",
+                          listed[p].folder, table);
+    free(table);
+    ck_assert_int_eq(shell("./demo.sh 99_no_such_stage >/dev/null 2>&1"), 2);
 }
 END_TEST
 
@@ -151,18 +238,21 @@ END_TEST
 
 int main(void)
 {
+    read_stages_txt();
     Suite *suite = suite_create("plots");
     TCase *bench = tcase_create("bench");
     tcase_set_timeout(bench, 600);
     tcase_add_test(bench, test_bench_writes_one_verified_row_per_stage_and_input);
+    tcase_add_test(bench, test_demo_has_a_line_for_every_stage_in_stages_txt);
+    tcase_add_test(bench, test_demo_of_named_stages_runs_those_alone);
     suite_add_tcase(suite, bench);
 
+    char command[512];
     TCase *plots = tcase_create("plots");
     tcase_add_test(plots, test_plots_without_gnuplot_say_so_and_keep_the_csvs);
     bool drawn = false;
     if (shell("command -v gnuplot >/dev/null") == 0 && mkdtemp(figures)) {
         /* Draw once, here; each check then looks at one chart. */
-        char command[512];
         snprintf(command, sizeof command,
                  "PLOTS_RESULTS=tests/fixture PLOTS_OUT=%s ./plots.sh >/dev/null", figures);
         if (shell(command) != 0)
@@ -179,7 +269,6 @@ int main(void)
     int failed = srunner_ntests_failed(runner);
     srunner_free(runner);
     if (drawn) {
-        char command[512];
         snprintf(command, sizeof command, "rm -rf '%s'", figures);
         shell(command);
     }
