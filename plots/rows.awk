@@ -42,7 +42,7 @@ function split_csv(line, f,    n, i, c, field, quoted) {
 function variant(    name) {
     name = r["impl"]
     if (runs_on[r["stage"]] == "cpu" && r["threads"] > 1)   # machines differ in cores: say "every core" there
-        name = name (chart ~ /^machines/ ? " on every core" : " x" r["threads"] " threads")
+        name = name (chart == "machines" ? " on every core" : " x" r["threads"] " threads")
     if (runs_on[r["stage"]] == "opencl")
         name = name " on " (r["device"] == r["gpu"] ? "GPU" : "CPU")
     if (with_launch && r["blocks"] > 0) return name " " r["blocks"] "x" r["threads"]
@@ -56,6 +56,8 @@ function label() {
 
 # A run of a stage's program that has no kernel: 06's plain copy, the floor of its trip
 function no_kernel() { return r["threads"] == 0 && r["kernel_ms"] + 0 == 0 }
+
+function machine_name() { return (r["gpu"] != "none") ? r["gpu"] : r["host_cpu"] }
 
 function data_name(d) { sub(/.*\//, "", d); return d }
 
@@ -118,12 +120,15 @@ chart == "blocks" && r["run"] == "blocks-sweep" {
     count++; blocks[count] = r["blocks"]; kms[count] = r["kernel_ms"]; pct[count] = r["pct_of_read_bw"]
     if (min == "" || r["blocks"] + 0 < min) min = r["blocks"] + 0
 }
-# machines: label, then kernel ms on each machine (uniform, 100 MiB)
-chart == "machines" && r["run"] == "main" && r["data"] == "uniform" && r["bytes"] == 104857600 &&
-    r["stage"] != "read_bandwidth" {
-    m = (r["gpu"] != "none") ? r["gpu"] : r["host_cpu"]
+# machines: each row's kernel time on every machine, on one kind of generated
+# input (uniform unless kind says otherwise) at 100 MiB, the size every machine
+# runs by default
+chart == "machines" && r["run"] == "main" && r["data"] == (kind == "" ? "uniform" : kind) &&
+    r["bytes"] == 104857600 && r["stage"] != "read_bandwidth" && !no_kernel() {
+    m = machine_name()
     if (!(m in machine_seen)) { machine_seen[m] = 1; machines[++machine_count] = m }
-    l = label(); if (!(l in seen)) { seen[l] = 1; order[++count] = l }
+    l = label()
+    if (!(l in seen)) { seen[l] = 1; order[++count] = l; stage_of[l] = r["stage"] }
     ms[l, m] = r["kernel_ms"]
 }
 END {
@@ -138,19 +143,62 @@ END {
         for (i = 1; i <= count; i++) printf "\"%s\"\t0\n%s\n\n", order[i], points[order[i]]
     if (chart == "blocks")
         for (i = 1; i <= count; i++) printf "%g\t%s\t%s\n", blocks[i] / min, kms[i], pct[i]
-    if (chart == "machines") {
-        printf "stage"
-        for (j = 1; j <= machine_count; j++) printf "\t\"%s\"", machines[j]
-        printf "\n"
-        for (i = 1; i <= count; i++) {
-            printf "\"%s\"", order[i]
-            for (j = 1; j <= machine_count; j++) printf "\t%s", value(order[i], machines[j])
-            printf "\n"
+    if (chart == "machines") { sort_by_stage(); machines_chart() }
+}
+
+# Puts order[1..count] in the order of stages.txt; a stage's rows keep the
+# order they were first seen in (insertion sort: stable)
+function sort_by_stage(    i, j, t) {
+    for (i = 2; i <= count; i++)
+        for (j = i; j > 1 && rank(stage_of[order[j - 1]]) > rank(stage_of[order[j]]); j--) {
+            t = order[j]; order[j] = order[j - 1]; order[j - 1] = t
         }
-    }
 }
 
 # A stage's place in stages.txt; a stage it does not list (an older CSV's) comes last
 function rank(stage) { return (stage in position) ? position[stage] : stage_count + 1 }
+
+# Horizontal bars for gnuplot/machines.gp. First the layout, as one gnuplot
+# statement: how many machines, the height in bars, the longest label and
+# machine name in characters, the ends of the time axis. Then index 0: a header
+# (y, label, a column per machine) and a line per row: where its bars start
+# from the top, one bar a machine. Then index 1: a header and the y of each
+# line between two stages. Rows are a bar's height apart; stages, two.
+function machines_chart(    i, j, y, longest, longest_name, low, high, t) {
+    y = 0; longest = 0; longest_name = 0; low = 0; high = 0
+    for (i = 1; i <= count; i++) {
+        if (i > 1) y += (stage_of[order[i]] != stage_of[order[i - 1]]) ? 2 : 1
+        top[i] = y
+        y += machine_count
+        if (length(order[i]) > longest) longest = length(order[i])
+        for (j = 1; j <= machine_count; j++) {
+            if (!((order[i], machines[j]) in ms) || ms[order[i], machines[j]] + 0 <= 0) continue
+            t = ms[order[i], machines[j]] + 0
+            if (low == 0 || t < low) low = t
+            if (t > high) high = t
+        }
+    }
+    if (high == 0) return                       # no kernel time to draw
+    for (j = 1; j <= machine_count; j++)
+        if (length(machines[j]) > longest_name) longest_name = length(machines[j])
+    # bars start at a whole decade; the longest has as much again to its right, for its number
+    printf "# machines=%d; height=%d; label_chars=%d; name_chars=%d; xmin=%g; xmax=%g\n",
+           machine_count, y, longest, longest_name,
+           decade_below(low), high * 2
+    printf "y\tlabel"
+    for (j = 1; j <= machine_count; j++) printf "\t\"%s\"", machines[j]
+    printf "\n"
+    for (i = 1; i <= count; i++) {
+        printf "%d\t\"%s\"", top[i], order[i]
+        for (j = 1; j <= machine_count; j++) printf "\t%s", value(order[i], machines[j])
+        printf "\n"
+    }
+    printf "\n\nbetween\n"
+    for (i = 2; i <= count; i++)
+        if (stage_of[order[i]] != stage_of[order[i - 1]]) printf "%g\n", top[i] - 1
+}
+
+# The power of ten just below x (awk has no floor)
+function decade_below(x,    d) { d = 1; while (d > x) d /= 10; while (d * 10 <= x) d *= 10; return d }
 
 function value(l, column) { return ((l, column) in ms) ? ms[l, column] : "NaN" }

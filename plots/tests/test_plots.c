@@ -1,8 +1,10 @@
 /*
  * test_plots.c - make bench writes the documented columns and one verified
  * row per stage and input for every stage of stages.txt that runs here (on a
- * small size), make demo has a line for every stage, and every gnuplot script
- * renders a non-empty PNG from a fixture CSV. Runs from plots/ (make -C plots test).
+ * small size), make demo has a line for every stage, every gnuplot script
+ * renders a non-empty PNG from the fixture CSVs (four made-up machines), the
+ * chart of every machine names them all, and the labels follow stages.txt.
+ * Runs from plots/ (make -C plots test).
  */
 #include "book.h"
 
@@ -10,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #define BENCH_COLUMNS CSV_HEADER ",pct_of_read_bw,run,date,host_cpu,gpu,driver,cuda"
 
@@ -189,16 +192,11 @@ END_TEST
 /* ---------------------------------------------------------------- plots -- */
 
 static const char *const charts[] = {
-    "fixture-gpu-stages-uniform",
-    "fixture-gpu-stages-skewed",
-    "fixture-gpu-stages-constant",
-    "fixture-gpu-stages-text",
-    "fixture-gpu-stages-chelsea",
-    "fixture-gpu-contention",
-    "fixture-gpu-bandwidth",
-    "fixture-gpu-blocks",
-    "machines-uniform",
-    "histogram-text",
+    "fixture-gpu-stages-uniform", "fixture-gpu-stages-skewed",  "fixture-gpu-stages-constant",
+    "fixture-gpu-stages-text",    "fixture-gpu-stages-chelsea", "fixture-gpu-contention",
+    "fixture-gpu-bandwidth",      "fixture-gpu-blocks",         "fixture-gpu2-stages-uniform",
+    "fixture-gpu2-contention",    "fixture-gpu2-bandwidth",     "fixture-gpu3-stages-uniform",
+    "fixture-cpu-stages-uniform", "machines-uniform",           "histogram-text",
     "histogram-chelsea",
 };
 #define CHARTS ((int)(sizeof charts / sizeof charts[0]))
@@ -225,6 +223,140 @@ START_TEST(test_every_chart_renders_a_png_and_an_svg)
 }
 END_TEST
 
+/* The four made-up machines of tests/fixture/, and the rows their CSVs hold
+ * for the chart of every machine, in the order of stages.txt. 06's plain copy
+ * has no kernel, so no bar; the floor is not a stage. */
+static const char *const fixture_machines[] = {"Fixture Laptop CPU", "Fixture GPU", "Fixture GPU 2",
+                                               "Fixture GPU 3"};
+static const char *const fixture_rows[] = {
+    "01 book",
+    "01 sub4",
+    "01 sub4 on every core",
+    "02 global-atomics",
+    "03 shared-atomics",
+    "03 shared-atomics, 4x the blocks",
+    "04 opencl-local-atomics on CPU",
+    "04 opencl-local-atomics on GPU",
+    "05 book-occupancy",
+    "05 lane-bins",
+    "05 vector-loads",
+    "05 unrolled",
+    "05 cub",
+    "06 pageable",
+    "06 pinned",
+    "06 streams",
+};
+#define FIXTURE_MACHINES ((int)(sizeof fixture_machines / sizeof fixture_machines[0]))
+#define FIXTURE_ROWS     ((int)(sizeof fixture_rows / sizeof fixture_rows[0]))
+
+START_TEST(test_machines_chart_names_every_machine_and_every_row)
+{
+    char path[256], text[256];
+    snprintf(path, sizeof path, "%s/machines-uniform.svg", figures);
+    char *svg = read_text(path);
+    for (int m = 0; m < FIXTURE_MACHINES; m++) { /* the key */
+        snprintf(text, sizeof text, "<text>%s</text>", fixture_machines[m]);
+        ck_assert_msg(strstr(svg, text) != NULL, "%s: no %s in the key", path, fixture_machines[m]);
+    }
+    for (int r = 0; r < FIXTURE_ROWS; r++) { /* the labels down the side */
+        snprintf(text, sizeof text, "<text>%s</text>", fixture_rows[r]);
+        ck_assert_msg(strstr(svg, text) != NULL, "%s: no label %s", path, fixture_rows[r]);
+    }
+    free(svg);
+}
+END_TEST
+
+/* A PNG's height in pixels: its IHDR chunk follows the 8-byte signature. */
+static long png_height(const char *path)
+{
+    unsigned char head[24];
+    FILE *png = fopen(path, "rb");
+    ck_assert_msg(png != NULL, "%s was not drawn", path);
+    ck_assert(fread(head, 1, sizeof head, png) == sizeof head);
+    fclose(png);
+    ck_assert(memcmp(head, "\x89PNG\r\n\x1a\n", 8) == 0 && memcmp(head + 12, "IHDR", 4) == 0);
+    return (long)head[20] << 24 | head[21] << 16 | head[22] << 8 | head[23];
+}
+
+START_TEST(test_machines_chart_grows_with_the_machines)
+{
+    char dir[] = "/tmp/plots_one_XXXXXX", command[512], one[300], four[300];
+    ck_assert(mkdtemp(dir) != NULL);
+    snprintf(command, sizeof command,
+             "mkdir %s/results && cp tests/fixture/fixture-gpu2.csv %s/results/ &&"
+             " PLOTS_RESULTS=%s/results PLOTS_OUT=%s ./plots.sh >/dev/null 2>&1",
+             dir, dir, dir, dir);
+    ck_assert_int_eq(shell(command), 0);
+    snprintf(one, sizeof one, "%s/machines-uniform.png", dir);
+    snprintf(four, sizeof four, "%s/machines-uniform.png", figures);
+    /* fixture-gpu2.csv alone has every row too: three more machines are three
+     * more bars in each row, each at least 10 pixels high */
+    ck_assert_int_ge(png_height(four), png_height(one) + 3 * FIXTURE_ROWS * 10);
+    snprintf(command, sizeof command, "rm -rf '%s'", dir);
+    shell(command);
+}
+END_TEST
+
+/* ----------------------------------------------------------------- rows -- */
+
+/* rows.awk's output for one chart of the fixture, with the given registry */
+static char *rows_of(const char *chart, const char *registry, const char *csvs)
+{
+    char command[512];
+    snprintf(command, sizeof command, "awk -v chart=%s -v registry=%s -f rows.awk %s", chart,
+             registry, csvs);
+    return output_of(command);
+}
+
+START_TEST(test_machines_rows_come_in_the_order_of_stages_txt)
+{
+    char *rows = rows_of("machines", "../stages.txt", "tests/fixture/*.csv");
+    const char *at = rows;
+    char label[256];
+    for (int r = 0; r < FIXTURE_ROWS; r++) {
+        snprintf(label, sizeof label, "\t\"%s\"\t", fixture_rows[r]);
+        const char *found = strstr(at, label);
+        ck_assert_msg(found != NULL, "%s missing, or not after the row before it:\n%s",
+                      fixture_rows[r], rows);
+        at = found + strlen(label);
+    }
+    ck_assert_msg(strstr(rows, "pinned-copy") == NULL, "a copy has no kernel to draw");
+    ck_assert_msg(strstr(rows, "read bandwidth") == NULL, "the floor is not a stage");
+    free(rows);
+}
+END_TEST
+
+/* A copy of stages.txt with 04 listed as a CUDA stage and 06 as showing its kernel */
+static char other_registry[] = "/tmp/plots_stages_XXXXXX";
+static const char *const other_registry_awk =
+    "$1 == \"04_opencl_port\" { $3 = \"cuda\" } $1 == \"06_streams\" { $4 = \"kernel\" } 1";
+
+START_TEST(test_labels_follow_runs_on_in_stages_txt)
+{
+    char *rows = rows_of("contention", "../stages.txt", "tests/fixture/fixture-gpu2.csv");
+    ck_assert_msg(strstr(rows, "\"04 opencl-local-atomics on GPU\""), "%s", rows);
+    ck_assert_msg(strstr(rows, "\"04 opencl-local-atomics on CPU\""), "%s", rows);
+    ck_assert_msg(strstr(rows, "\"01 sub4 x32 threads\""), "%s", rows);
+    free(rows);
+    rows = rows_of("contention", other_registry, "tests/fixture/fixture-gpu2.csv");
+    ck_assert_msg(strstr(rows, " on GPU") == NULL, "04 runs on CUDA there:\n%s", rows);
+    ck_assert_msg(strstr(rows, "\"01 sub4 x32 threads\""), "%s", rows);
+    free(rows);
+}
+END_TEST
+
+START_TEST(test_bandwidth_chart_leaves_out_stages_that_show_the_trip)
+{
+    char *rows = rows_of("bandwidth", "../stages.txt", "tests/fixture/fixture-gpu2.csv");
+    ck_assert_msg(strstr(rows, "\"05 vector-loads") != NULL, "%s", rows);
+    ck_assert_msg(strstr(rows, "\"06 ") == NULL, "06 shows the trip:\n%s", rows);
+    free(rows);
+    rows = rows_of("bandwidth", other_registry, "tests/fixture/fixture-gpu2.csv");
+    ck_assert_msg(strstr(rows, "\"06 pinned ") != NULL, "06 shows its kernel there:\n%s", rows);
+    free(rows);
+}
+END_TEST
+
 START_TEST(test_plots_without_gnuplot_say_so_and_keep_the_csvs)
 {
     FILE *p = popen("GNUPLOT=/nonexistent/gnuplot PLOTS_RESULTS=tests/fixture ./plots.sh", "r");
@@ -247,8 +379,22 @@ int main(void)
     tcase_add_test(bench, test_demo_of_named_stages_runs_those_alone);
     suite_add_tcase(suite, bench);
 
+    TCase *rows = tcase_create("rows");
     char command[512];
+    int fd = mkstemp(other_registry);
+    snprintf(command, sizeof command, "awk '%s' ../stages.txt > %s", other_registry_awk,
+             other_registry);
+    if (fd < 0 || close(fd) != 0 || shell(command) != 0) {
+        fprintf(stderr, "cannot write a copy of stages.txt into %s\n", other_registry);
+        return EXIT_FAILED;
+    }
+    tcase_add_test(rows, test_machines_rows_come_in_the_order_of_stages_txt);
+    tcase_add_test(rows, test_labels_follow_runs_on_in_stages_txt);
+    tcase_add_test(rows, test_bandwidth_chart_leaves_out_stages_that_show_the_trip);
+    suite_add_tcase(suite, rows);
+
     TCase *plots = tcase_create("plots");
+    tcase_set_timeout(plots, 60);
     tcase_add_test(plots, test_plots_without_gnuplot_say_so_and_keep_the_csvs);
     bool drawn = false;
     if (shell("command -v gnuplot >/dev/null") == 0 && mkdtemp(figures)) {
@@ -258,9 +404,11 @@ int main(void)
         if (shell(command) != 0)
             fprintf(stderr, "plots.sh failed on the fixture\n"); /* every chart check fails */
         tcase_add_loop_test(plots, test_every_chart_renders_a_png_and_an_svg, 0, CHARTS);
+        tcase_add_test(plots, test_machines_chart_names_every_machine_and_every_row);
+        tcase_add_test(plots, test_machines_chart_grows_with_the_machines);
         drawn = true;
     } else {
-        skipped += CHARTS;
+        skipped += CHARTS + 2;
     }
     suite_add_tcase(suite, plots);
 
@@ -268,6 +416,7 @@ int main(void)
     srunner_run_all(runner, CK_ENV);
     int failed = srunner_ntests_failed(runner);
     srunner_free(runner);
+    unlink(other_registry);
     if (drawn) {
         snprintf(command, sizeof command, "rm -rf '%s'", figures);
         shell(command);
