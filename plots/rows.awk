@@ -42,7 +42,7 @@ function split_csv(line, f,    n, i, c, field, quoted) {
 function variant(    name) {
     name = r["impl"]
     if (runs_on[r["stage"]] == "cpu" && r["threads"] > 1)   # machines differ in cores: say "every core" there
-        name = name (chart == "machines" ? " on every core" : " x" r["threads"] " threads")
+        name = name (chart ~ /^machines/ ? " on every core" : " x" r["threads"] " threads")
     if (runs_on[r["stage"]] == "opencl")
         name = name " on " (r["device"] == r["gpu"] ? "GPU" : "CPU")
     if (with_launch && r["blocks"] > 0) return name " " r["blocks"] "x" r["threads"]
@@ -120,16 +120,17 @@ chart == "blocks" && r["run"] == "blocks-sweep" {
     count++; blocks[count] = r["blocks"]; kms[count] = r["kernel_ms"]; pct[count] = r["pct_of_read_bw"]
     if (min == "" || r["blocks"] + 0 < min) min = r["blocks"] + 0
 }
-# machines: each row's kernel time on every machine, on one kind of generated
-# input (uniform unless kind says otherwise) at 100 MiB, the size every machine
-# runs by default
-chart == "machines" && r["run"] == "main" && r["data"] == (kind == "" ? "uniform" : kind) &&
+# machines (the chart) and machines-table (for the READMEs): each row's kernel
+# time on every machine, on one kind of generated input (uniform unless kind
+# says otherwise) at 100 MiB, the size every machine runs by default
+chart ~ /^machines/ && r["run"] == "main" && r["data"] == (kind == "" ? "uniform" : kind) &&
     r["bytes"] == 104857600 && r["stage"] != "read_bandwidth" && !no_kernel() {
     m = machine_name()
     if (!(m in machine_seen)) { machine_seen[m] = 1; machines[++machine_count] = m }
     l = label()
-    if (!(l in seen)) { seen[l] = 1; order[++count] = l; stage_of[l] = r["stage"] }
+    if (!(l in seen)) { seen[l] = 1; order[++count] = l; stage_of[l] = r["stage"]; variant_of[l] = variant() }
     ms[l, m] = r["kernel_ms"]
+    share[l, m] = r["pct_of_read_bw"]
 }
 END {
     if (broken) exit 2
@@ -143,7 +144,9 @@ END {
         for (i = 1; i <= count; i++) printf "\"%s\"\t0\n%s\n\n", order[i], points[order[i]]
     if (chart == "blocks")
         for (i = 1; i <= count; i++) printf "%g\t%s\t%s\n", blocks[i] / min, kms[i], pct[i]
-    if (chart == "machines") { sort_by_stage(); machines_chart() }
+    if (chart ~ /^machines/) sort_by_stage()
+    if (chart == "machines") machines_chart()
+    if (chart == "machines-table") machines_table()
 }
 
 # Puts order[1..count] in the order of stages.txt; a stage's rows keep the
@@ -200,5 +203,28 @@ function machines_chart(    i, j, y, longest, longest_name, low, high, t) {
 
 # The power of ten just below x (awk has no floor)
 function decade_below(x,    d) { d = 1; while (d > x) d /= 10; while (d * 10 <= x) d *= 10; return d }
+
+# Markdown: a row per stage and variant, a column per machine: kernel ms, and
+# on a GPU the % of that machine's read bandwidth; empty where a machine has no
+# such row (no such device, or the stage did not run there)
+function machines_table(    i, j, l, m, cell) {
+    if (!count) return
+    printf "| stage | variant |"
+    for (j = 1; j <= machine_count; j++) printf " %s |", machines[j]
+    printf "\n|---|---|"
+    for (j = 1; j <= machine_count; j++) printf "---:|"
+    printf "\n"
+    for (i = 1; i <= count; i++) {
+        l = order[i]
+        printf "| %s | %s |", stage_of[l], variant_of[l]
+        for (j = 1; j <= machine_count; j++) {
+            m = machines[j]
+            cell = ((l, m) in ms) ? ms[l, m] : ""
+            if (cell != "" && share[l, m] != "") cell = cell " (" share[l, m] "%)"
+            printf " %s |", cell
+        }
+        printf "\n"
+    }
+}
 
 function value(l, column) { return ((l, column) in ms) ? ms[l, column] : "NaN" }

@@ -3,8 +3,8 @@
  * row per stage and input for every stage of stages.txt that runs here (on a
  * small size), make demo has a line for every stage, every gnuplot script
  * renders a non-empty PNG from the fixture CSVs (four made-up machines), the
- * chart of every machine names them all, and the labels follow stages.txt.
- * Runs from plots/ (make -C plots test).
+ * chart of every machine names them all, and the labels and the side-by-side
+ * table follow stages.txt. Runs from plots/ (make -C plots test).
  */
 #include "book.h"
 
@@ -357,6 +357,54 @@ START_TEST(test_bandwidth_chart_leaves_out_stages_that_show_the_trip)
 }
 END_TEST
 
+START_TEST(test_machines_table_has_a_column_per_machine_and_read_bandwidth_on_gpus)
+{
+    char *table = rows_of("machines-table", "../stages.txt", "tests/fixture/*.csv");
+    const char *header =
+        "| stage | variant | Fixture Laptop CPU | Fixture GPU | Fixture GPU 2 | Fixture GPU 3 |\n"
+        "|---|---|---:|---:|---:|---:|\n";
+    ck_assert_msg(strncmp(table, header, strlen(header)) == 0, "%s", table);
+    /* the laptop has no GPU, so no cell; a GPU's cell has its share of the read bandwidth */
+    ck_assert_msg(strstr(table, "| 02_global_atomics | global-atomics |  | 27.0000 (0.16%) |"),
+                  "%s", table);
+    /* a CPU row has no share */
+    ck_assert_msg(strstr(table, "| 01_cpu | sub4 on every core | 9.0000 | 9.0000 |"), "%s", table);
+    int lines = 0;
+    for (const char *c = table; *c; c++)
+        lines += *c == '\n';
+    ck_assert_int_eq(lines, 2 + FIXTURE_ROWS);
+    free(table);
+}
+END_TEST
+
+START_TEST(test_sync_docs_fills_a_machines_marker_and_keeps_the_rest)
+{
+    char doc[] = "/tmp/plots_doc_XXXXXX", command[512];
+    int fd = mkstemp(doc);
+    ck_assert(fd >= 0);
+    const char *before =
+        "# Every machine\n\n<!-- machines: uniform -->\n| old | table |\n|---|---|\n"
+        "| 01_cpu | typed by hand |\n\nThe text after it.\n";
+    ck_assert(write(fd, before, strlen(before)) == (ssize_t)strlen(before));
+    close(fd);
+    snprintf(command, sizeof command, "./sync-docs.sh %s", doc);
+    ck_assert_int_eq(shell(command), 0);
+    char *after = read_text(doc);
+    ck_assert_msg(strstr(after, "typed by hand") == NULL && strstr(after, "| old |") == NULL, "%s",
+                  after);
+    ck_assert_msg(strstr(after, "<!-- machines: uniform -->\n| stage | variant |"), "%s", after);
+    ck_assert_msg(strstr(after, "| 03_shared_atomics | shared-atomics |"), "%s", after);
+    ck_assert_msg(strstr(after, "|\n\nThe text after it.\n"), "%s", after);
+    /* run again: nothing changes */
+    ck_assert_int_eq(shell(command), 0);
+    char *again = read_text(doc);
+    ck_assert_str_eq(again, after);
+    free(again);
+    free(after);
+    unlink(doc);
+}
+END_TEST
+
 START_TEST(test_plots_without_gnuplot_say_so_and_keep_the_csvs)
 {
     FILE *p = popen("GNUPLOT=/nonexistent/gnuplot PLOTS_RESULTS=tests/fixture ./plots.sh", "r");
@@ -391,6 +439,8 @@ int main(void)
     tcase_add_test(rows, test_machines_rows_come_in_the_order_of_stages_txt);
     tcase_add_test(rows, test_labels_follow_runs_on_in_stages_txt);
     tcase_add_test(rows, test_bandwidth_chart_leaves_out_stages_that_show_the_trip);
+    tcase_add_test(rows, test_machines_table_has_a_column_per_machine_and_read_bandwidth_on_gpus);
+    tcase_add_test(rows, test_sync_docs_fills_a_machines_marker_and_keeps_the_rest);
     suite_add_tcase(suite, rows);
 
     TCase *plots = tcase_create("plots");
