@@ -63,7 +63,7 @@ for csv in $csvs; do
 done
 # shellcheck disable=SC2086 # every CSV is an argument
 rows machines $csvs >"$tmp/machines"
-# its first line is the layout (machines, rows, longest label...), for machines.gp
+# its first line is the layout (machines, height, longest label...), for machines.gp
 draw machines "$tmp/machines" machines-uniform "Every machine recorded: kernel time per stage (uniform bytes, 100 MiB)" \
     "$(sed -n '1s/^# //p' "$tmp/machines")"
 
