@@ -164,10 +164,11 @@ function rank(stage) { return (stage in position) ? position[stage] : stage_coun
 # Horizontal bars for gnuplot/machines.gp. First the layout, as one gnuplot
 # statement: how many machines, the height in bars, the longest label and
 # machine name in characters, the ends of the time axis. Then index 0: a header
-# (y, label, a column per machine) and a line per row: where its bars start
-# from the top, one bar a machine. Then index 1: a header and the y of each
-# line between two stages. Rows are a bar's height apart; stages, two.
-function machines_chart(    i, j, y, longest, longest_name, low, high, t) {
+# and a line per row: where its bars start from the top, one bar a machine;
+# the middle of the bars it has, for its label; the label; a time per machine.
+# Then index 1: a header and the y of each line between two stages. Rows are a
+# bar's height apart; stages, two.
+function machines_chart(    i, j, y, longest, longest_name, low, high, t, first, last) {
     y = 0; longest = 0; longest_name = 0; low = 0; high = 0
     for (i = 1; i <= count; i++) {
         if (i > 1) y += (stage_of[order[i]] != stage_of[order[i - 1]]) ? 2 : 1
@@ -188,11 +189,14 @@ function machines_chart(    i, j, y, longest, longest_name, low, high, t) {
     printf "# machines=%d; height=%d; label_chars=%d; name_chars=%d; xmin=%g; xmax=%g\n",
            machine_count, y, longest, longest_name,
            decade_below(low), high * 2
-    printf "y\tlabel"
+    printf "top\tmiddle\tlabel"
     for (j = 1; j <= machine_count; j++) printf "\t\"%s\"", machines[j]
     printf "\n"
     for (i = 1; i <= count; i++) {
-        printf "%d\t\"%s\"", top[i], order[i]
+        first = 0; last = 0                    # the machines that have this row
+        for (j = 1; j <= machine_count; j++)
+            if ((order[i], machines[j]) in ms) { if (!first) first = j; last = j }
+        printf "%d\t%g\t\"%s\"", top[i], top[i] + (first - 1 + last) / 2, order[i]
         for (j = 1; j <= machine_count; j++) printf "\t%s", value(order[i], machines[j])
         printf "\n"
     }

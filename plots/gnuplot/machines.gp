@@ -51,13 +51,13 @@ do for [j=1:12] { set linetype j lc rgb word(colours, j) }
 # bars below the row's top; nowhere where that machine has no such row. Then
 # each bar's time at its end, the row's label at the middle of its bars (on an
 # invisible point), and the lines between stages.
-bar_y(j) = valid(j + 2) ? -(column(1) + j - 0.5) : NaN
+bar_y(j) = valid(j + 3) ? -(column(1) + j - 0.5) : NaN
 @png
-plot for [j=1:machines] data index 0 using (xmin):(bar_y(j)):(xmin):(column(j + 2)):(bar_y(j) - 0.4):(bar_y(j) + 0.4) \
-         with boxxyerror lt (j - 1) % 12 + 1 title columnheader(j + 2), \
-     for [j=1:machines] data index 0 using (column(j + 2)):(bar_y(j)):(sprintf("%.3g", column(j + 2))) \
+plot for [j=1:machines] data index 0 using (xmin):(bar_y(j)):(xmin):(column(j + 3)):(bar_y(j) - 0.4):(bar_y(j) + 0.4) \
+         with boxxyerror lt (j - 1) % 12 + 1 title columnheader(j + 3), \
+     for [j=1:machines] data index 0 using (column(j + 3)):(bar_y(j)):(sprintf("%.3g", column(j + 3))) \
          with labels left offset 0.5, 0 font ",8" notitle, \
-     data index 0 using (xmin):(-column(1) - machines / 2.0):ytic(2) with points pt -1 ps 0 notitle, \
+     data index 0 using (xmin):(-column(2)):ytic(3) with points pt -1 ps 0 notitle, \
      data index 1 using (xmin):(-column(1)):(xmax - xmin):(0) with vectors nohead lc rgb "#888888" dt 2 notitle
 @svg
 replot
