@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make bench: runs every stage that can run on this machine over every input
+# make bench: runs every stage in stages.txt that can run on this machine over every input
 # (uniform, skewed, constant, text, the sample photograph), then the sweeps,
 # and writes one CSV for this machine into plots/results/, named after its GPU
 # (or its CPU where there is none). Every GPU row also gets the GPU's measured
@@ -29,51 +29,78 @@ mkdir -p "$out_dir"
 csv=$out_dir/$slug.csv
 
 # ------------------------------------------------------------ the run list --
-# One line per run: run-kind|program|options. read_bandwidth comes first for
-# each input size, so that the GPU rows after it can be compared with it.
-opencl_devices() { # the --platform/--device options of every OpenCL device, or of GPUs only
-    [ -x 04_opencl_port/hist_opencl ] || return 0
-    04_opencl_port/hist_opencl --list 2>/dev/null | grep -E "${1:-.}" |
-        grep -Eo -- '--platform [0-9]+ --device [0-9]+'
+# One line per run: run-kind|program|options. The stages and their runs come
+# from stages.txt; read_bandwidth comes first for each input size, so that the
+# GPU rows after it can be compared with it.
+source common/stages.sh
+source plots/runs.sh
+
+# stage_options FOLDER: the options of the stage's runs that keep the caller's
+# input, one a line: its defaults (an empty line), then its runs from
+# stages.txt, less those that set their own input (the photograph)
+stage_options() {
+    local options
+    echo
+    stage_runs "$1" | while read -r options; do
+        sets_input "$options" || echo "$options"
+    done
+}
+
+# stage_plan RUN INPUT FOLDER [DEVICES]: a line for each of the stage's runs
+# on INPUT, and each of those once per line of DEVICES (an OpenCL stage's
+# --platform/--device options); no DEVICES: once, where the program picks
+stage_plan() {
+    local run=$1 input=$2 program options device
+    program=$(stage_program "$3")
+    stage_options "$3" | while read -r options; do
+        while read -r device; do
+            echo "$run|$program|$input${options:+ $options}${device:+ $device}"
+        done <<<"${4:-}"
+    done
 }
 
 plan() {
-    local threads input data devices gpu_devices
-    threads=$(nproc 2>/dev/null || echo 2)
-    devices=$(opencl_devices)
-    gpu_devices=$(opencl_devices '\(GPU,')
+    local folder data input s k
+    local -a folders
+    local -A devices gpu_devices # an OpenCL stage's devices: every one, and the GPUs
+    mapfile -t folders < <(stages | awk '{ print $1 }')
+    for folder in "${folders[@]}"; do
+        [ "$(stage_field "$folder" 3)" = opencl ] || continue
+        devices[$folder]=$(opencl_devices "$(stage_program "$folder")")
+        gpu_devices[$folder]=$(opencl_devices "$(stage_program "$folder")" '\(GPU,')
+    done
+
+    # main: every stage on every input, OpenCL stages on every device
     for data in uniform skewed constant text image; do
         if [ $data = image ]; then input="--image $image"; else input="--data $data --size $size"; fi
         case $data in uniform | image) echo "main|plots/read_bandwidth/read_bandwidth|$input" ;; esac
-        echo "main|01_cpu/hist_cpu|$input"
-        echo "main|01_cpu/hist_cpu|$input --variant sub4"
-        echo "main|01_cpu/hist_cpu|$input --variant sub4 --threads $threads"
-        echo "main|02_global_atomics/hist_gpu_gmem_atomics|$input"
-        echo "main|03_shared_atomics/hist_gpu_shmem_atomics|$input"
-        echo "main|05_privatized/hist_gpu_privatized|$input"
-        echo "main|06_streams/hist_gpu_streams|$input"
-        echo "$devices" | while read -r device; do
-            echo "main|04_opencl_port/hist_opencl|$input $device"
+        for folder in "${folders[@]}"; do
+            stage_plan main "$input" "$folder" "${devices[$folder]:-}"
         done
     done
     [ "$sweeps" = yes ] || return 0
+
+    # An experiment on one stage, not on the stage list: 03 with 1 to 64 blocks
+    # per SM, how far past the book's 2 the grid should go
     for k in 1 2 4 8 16 32 64; do
-        echo "blocks-sweep|03_shared_atomics/hist_gpu_shmem_atomics|--size $size --blocks-per-sm $k"
+        echo "blocks-sweep|$(stage_program 03_shared_atomics)|--size $size --blocks-per-sm $k"
     done
+    # The GPU stages on 1 MiB to 1 GiB: every CUDA stage, then OpenCL stages on GPUs only
     for s in 1M 4M 16M 64M 256M 1G; do
         echo "size-sweep|plots/read_bandwidth/read_bandwidth|--size $s"
-        echo "size-sweep|02_global_atomics/hist_gpu_gmem_atomics|--size $s"
-        echo "size-sweep|03_shared_atomics/hist_gpu_shmem_atomics|--size $s"
-        echo "size-sweep|03_shared_atomics/hist_gpu_shmem_atomics|--size $s --blocks-per-sm 8"
-        echo "size-sweep|05_privatized/hist_gpu_privatized|--size $s"
-        echo "size-sweep|06_streams/hist_gpu_streams|--size $s"
-        echo "$gpu_devices" | while read -r device; do
-            [ -z "$device" ] || echo "size-sweep|04_opencl_port/hist_opencl|--size $s $device"
+        for folder in "${folders[@]}"; do
+            [ "$(stage_field "$folder" 3)" = cuda ] && stage_plan size-sweep "--size $s" "$folder"
+        done
+        for folder in "${folders[@]}"; do
+            [ -n "${gpu_devices[$folder]:-}" ] && stage_plan size-sweep "--size $s" "$folder" "${gpu_devices[$folder]}"
         done
     done
-    for data in skewed constant; do # 05 at 1 GiB on the inputs that collide most
-        echo "size-sweep|05_privatized/hist_gpu_privatized|--size 1G --data $data"
+    # An experiment on one stage, not on the stage list: 05 at 1 GiB on the
+    # inputs that collide most
+    for data in skewed constant; do
+        echo "size-sweep|$(stage_program 05_privatized)|--size 1G --data $data"
     done
+    return 0
 }
 
 source plots/csv.sh

@@ -1,47 +1,54 @@
 #!/usr/bin/env bash
-# make demo: runs every stage on the same input (the book's 100 MiB of random
-# bytes unless DEMO_ARGS says otherwise) and prints one table, side by side.
-# A stage that cannot run here is listed as skipped, with its reason.
+# make demo: runs every stage in stages.txt (or the stages named as arguments:
+# plots/demo.sh 01_cpu 03_shared_atomics) on the same input, the book's 100 MiB
+# of random bytes unless DEMO_ARGS says otherwise, and prints one table, side
+# by side. A stage that cannot run here is listed as skipped, with its reason.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-demo_args=${DEMO_ARGS:-}
-threads=$(nproc 2>/dev/null || echo 2)
-
-# What to run for each stage: the program, then one line of options per row.
-runs_of() {
-    case $1 in
-    01_cpu) echo "01_cpu/hist_cpu|"
-            echo "01_cpu/hist_cpu|--variant sub4"
-            echo "01_cpu/hist_cpu|--variant sub4 --threads $threads" ;;
-    02_global_atomics) echo "02_global_atomics/hist_gpu_gmem_atomics|" ;;
-    03_shared_atomics) echo "03_shared_atomics/hist_gpu_shmem_atomics|"
-                       echo "03_shared_atomics/hist_gpu_shmem_atomics|--blocks-per-sm 16" ;;
-    04_opencl_port)
-        # every OpenCL device found (a GPU and PoCL's CPU, say), then the photograph
-        local program=04_opencl_port/hist_opencl devices=""
-        [ -x "$program" ] && devices=$("$program" --list 2>/dev/null |
-                                       grep -Eo -- '--platform [0-9]+ --device [0-9]+')
-        if [ -z "$devices" ]; then
-            echo "$program|"
-        else
-            echo "$devices" | sed "s|^|$program\||"
-        fi
-        # the image sets the input, so it runs only on the default input
-        [ -n "$demo_args" ] || echo "$program|--image data/chelsea.bmp" ;;
-    05_privatized) echo "05_privatized/hist_gpu_privatized|" ;;   # every variant, CUB and the floor
-    06_streams) echo "06_streams/hist_gpu_streams|" ;;            # every way, and the plain copy
-    esac
-}
-
+source common/stages.sh
+source plots/runs.sh
 source plots/csv.sh
+
+demo_args=${DEMO_ARGS:-}
+
+# The stages named on the command line (to demo a subset), else every stage in stages.txt.
+if [ $# -gt 0 ]; then
+    demo_stages=("$@")
+else
+    mapfile -t demo_stages < <(stages | awk '{ print $1 }')
+fi
+for stage in "${demo_stages[@]}"; do
+    [ -n "$(stage_field "$stage" 1)" ] || { echo "demo: $stage is not a stage in stages.txt" >&2; exit 2; }
+done
+
+# What to run for a stage, one line per row: the program, '|', its options.
+# The program's defaults first, then its runs from stages.txt; an OpenCL stage
+# runs its defaults on every device --list shows (a GPU and PoCL's CPU, say),
+# its other runs on the device it picks itself.
+runs_of() {
+    local stage=$1 program devices="" options
+    program=$(stage_program "$stage")
+    [ "$(stage_field "$stage" 3)" != opencl ] || devices=$(opencl_devices "$program")
+    if [ -z "$devices" ]; then
+        echo "$program|"
+    else
+        echo "$devices" | sed "s|^|$program\||"
+    fi
+    while read -r options; do
+        # a run that sets its own input (the photograph) runs only on the default input
+        if [ -z "$demo_args" ] || ! sets_input "$options"; then
+            echo "$program|$options"
+        fi
+    done < <(stage_runs "$stage")
+}
 
 row_format="%-18s %-20s %-12s %-8s %-28s %10s %13s %9s  %s\n"
 failures=0 done_runs=0
-total_runs=$(for stage in "$@"; do runs_of "$stage"; done | wc -l)
+total_runs=$(for stage in "${demo_stages[@]}"; do runs_of "$stage"; done | wc -l)
 table=$(mktemp) err=$(mktemp)
 trap 'rm -f "$table" "$err"' EXIT
-for stage in "$@"; do
+for stage in "${demo_stages[@]}"; do
     while IFS='|' read -r program options; do
         done_runs=$((done_runs + 1))
         echo "[$done_runs/$total_runs] $program $options $demo_args" >&2

@@ -5,7 +5,7 @@
 #   <machine>-bandwidth        GPU stages as % of the GPU's read bandwidth, by input size
 #   <machine>-blocks           stage 03 against blocks per SM
 #   <machine>-contention       uniform vs skewed vs constant bytes, per stage
-#   machines-uniform           each stage on every machine: the lab comparison
+#   machines-uniform           each stage on every machine: the lab comparison, one bar a machine
 #   histogram-text, histogram-chelsea   the histograms themselves
 # PLOTS_RESULTS and PLOTS_OUT change the two folders.
 set -euo pipefail
@@ -24,7 +24,7 @@ mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-rows() { # rows CHART CSV...: the rows a chart needs, for gnuplot (KIND=... picks the input)
+rows() { # rows CHART CSV...: the rows a chart needs, for gnuplot (KIND=... picks the input; stages.txt the labels)
     local chart=$1
     shift
     awk -v chart="$chart" -v kind="${KIND:-}" -f plots/rows.awk "$@"
@@ -63,8 +63,9 @@ for csv in $csvs; do
 done
 # shellcheck disable=SC2086 # every CSV is an argument
 rows machines $csvs >"$tmp/machines"
-[ "$(wc -l <"$tmp/machines")" -gt 1 ] || : >"$tmp/machines"
-draw machines "$tmp/machines" machines-uniform "Every machine recorded: kernel time per stage (uniform bytes, 100 MiB)"
+# its first line is the layout (machines, height, longest label...), for machines.gp
+draw machines "$tmp/machines" machines-uniform "Every machine recorded: kernel time per stage (uniform bytes, 100 MiB)" \
+    "$(sed -n '1s/^# //p' "$tmp/machines")"
 
 if [ -s "$results/bins-text.dat" ]; then
     awk -F'\t' '{ printf "\"%s\"\t%s\n", $1 == 32 ? "space" : sprintf("%c", $1), $2 }' \

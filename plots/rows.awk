@@ -1,6 +1,25 @@
 # rows.awk: reads the CSVs that make bench writes and turns the rows a chart
-# needs into tab-separated columns for gnuplot. Which chart: -v chart=NAME.
-# Labels name what ran without the machine ("03 shared-atomics 264x256").
+# needs into tab-separated columns for gnuplot, or a Markdown table. Which
+# chart: -v chart=NAME; which input, where a chart shows one: -v kind=KIND.
+# Labels name what ran without the machine ("03 shared-atomics"); what sets a
+# stage's rows apart comes from the registry, stages.txt (-v registry=PATH;
+# stages.txt from the repository root, where every caller runs): its runs-on
+# column says which stages run threads on a CPU, which on any OpenCL device,
+# and its shows column which stages are about the whole trip, not the kernel.
+
+BEGIN {
+    if (registry == "") registry = "stages.txt"
+    while ((status = getline line < registry) > 0) {
+        if (line ~ /^[ \t]*(#|$)/) continue
+        split(line, column, " ")                # a space splits at every run of blanks
+        position[column[1]] = ++stage_count     # the charts show the stages in this order
+        runs_on[column[1]] = column[3]
+        shows[column[1]] = column[4]
+    }
+    if (status < 0) { print "rows.awk: cannot read " registry > "/dev/stderr"; broken = 1; exit 2 }
+    close(registry)
+    position["read_bandwidth"] = 0             # the floor, before every stage
+}
 
 # Splits one CSV line, with RFC 4180 quoting, into f[1..n].
 function split_csv(line, f,    n, i, c, field, quoted) {
@@ -19,18 +38,26 @@ function split_csv(line, f,    n, i, c, field, quoted) {
     return n
 }
 
-function label(    name, where) {
-    name = substr(r["stage"], 1, 2) " " r["impl"]
-    if (r["stage"] == "read_bandwidth") return "read bandwidth (the floor)"
-    if (r["stage"] == "01_cpu" && r["threads"] > 1)   # machines differ in cores: say "every core" there
-        name = name (chart == "machines" ? " on every core" : " x" r["threads"] " threads")
-    if (r["stage"] == "04_opencl_port") {
-        where = (r["device"] == r["gpu"]) ? "GPU" : "CPU"
-        name = name " on " where
-    }
-    if (with_launch && r["blocks"] > 0) name = name " " r["blocks"] "x" r["threads"]
-    return name
+# What sets a row apart within its stage: its variant, and the rules of stages.txt
+function variant(    name) {
+    name = r["impl"]
+    if (runs_on[r["stage"]] == "cpu" && r["threads"] > 1)   # machines differ in cores: say "every core" there
+        name = name (chart ~ /^machines/ ? " on every core" : " x" r["threads"] " threads")
+    if (runs_on[r["stage"]] == "opencl")
+        name = name " on " (r["device"] == r["gpu"] ? "GPU" : "CPU")
+    if (with_launch && r["blocks"] > 0) return name " " r["blocks"] "x" r["threads"]
+    return name again
 }
+
+function label() {
+    if (r["stage"] == "read_bandwidth") return "read bandwidth (the floor)"
+    return substr(r["stage"], 1, 2) " " variant()
+}
+
+# A run of a stage's program that has no kernel: 06's plain copy, the floor of its trip
+function no_kernel() { return r["threads"] == 0 && r["kernel_ms"] + 0 == 0 }
+
+function machine_name() { return (r["gpu"] != "none") ? r["gpu"] : r["host_cpu"] }
 
 function data_name(d) { sub(/.*\//, "", d); return d }
 
@@ -41,6 +68,16 @@ FNR == 1 { n = split_csv($0, header); next }
     if (r["verified"] != "yes") next
     # 05 measures the floor again for its own table; the charts show read_bandwidth's
     if (r["impl"] == "read-bandwidth" && r["stage"] != "read_bandwidth") next
+    # A stage run twice on one input with the same variant (03: the book's grid,
+    # then --blocks-per-sm 8) names the second run by how its grid compares with
+    # the first's, which reads the same on every machine: ", 4x the blocks".
+    key = FILENAME SUBSEP r["run"] SUBSEP r["data"] SUBSEP r["bytes"] SUBSEP r["stage"] SUBSEP \
+          r["impl"] SUBSEP r["device"] SUBSEP r["threads"]
+    again = ""
+    if (!(key in first_blocks)) { first_blocks[key] = r["blocks"]; runs_of[key] = 1 }
+    else if (r["blocks"] != first_blocks[key] && first_blocks[key] > 0)
+        again = sprintf(", %gx the blocks", r["blocks"] / first_blocks[key])
+    else again = ", run " ++runs_of[key]
 }
 # machine: its name, GPU or else CPU; size: the size of the main run's generated inputs
 chart == "machine" && !done { print (r["gpu"] != "none") ? r["gpu"] : r["host_cpu"]; done = 1 }
@@ -56,16 +93,14 @@ chart == "table" && r["run"] == "main" && r["data"] == "uniform" {
     # blocks x threads on a GPU, threads on a CPU, "-" where a library or a copy chooses
     launch = r["blocks"] > 0 ? r["blocks"] " x " r["threads"] : \
              r["threads"] > 0 ? r["threads"] " thread" (r["threads"] > 1 ? "s" : "") : "-"
-    no_kernel = r["threads"] == 0 && r["kernel_ms"] + 0 == 0   # 06's floor: a plain copy
     printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r["stage"], r["impl"], r["device"], launch,
-           no_kernel ? "-" : r["kernel_ms"], r["total_ms"], no_kernel ? "-" : r["gbps"],
+           no_kernel() ? "-" : r["kernel_ms"], r["total_ms"], no_kernel() ? "-" : r["gbps"],
            r["pct_of_read_bw"] == "" ? "" : r["pct_of_read_bw"] "%", r["verified"]
 }
 # stages: one kind of input; label, kernel ms, end-to-end ms
 chart == "stages" && r["run"] == "main" && data_name(r["data"]) == kind {
-    # the stage's number first, for plots.sh to sort by (the floor before 01)
-    printf "%s\t\"%s\"\t%s\t%s\n", r["stage"] == "read_bandwidth" ? "00" : substr(r["stage"], 1, 2),
-           label(), r["kernel_ms"], r["total_ms"]
+    # the stage's place in stages.txt first, for plots.sh to sort by (the floor before them all)
+    printf "%03d\t\"%s\"\t%s\t%s\n", rank(r["stage"]), label(), r["kernel_ms"], r["total_ms"]
 }
 # contention: label, then kernel ms on uniform, skewed, constant
 chart == "contention" && r["run"] == "main" && r["data"] ~ /^(uniform|skewed|constant)$/ &&
@@ -75,7 +110,7 @@ chart == "contention" && r["run"] == "main" && r["data"] ~ /^(uniform|skewed|con
 }
 # bandwidth: one block per label: MiB, % of the read bandwidth
 chart == "bandwidth" && r["run"] == "size-sweep" && r["pct_of_read_bw"] != "" && r["data"] == "uniform" &&
-    r["stage"] != "06_streams" {                # 06 is about copies, not the kernel
+    shows[r["stage"]] != "trip" {               # a stage about the whole trip (06: copies) is not about the kernel
     with_launch = 1; l = label(); with_launch = 0
     if (!(l in seen)) { seen[l] = 1; order[++count] = l }
     points[l] = points[l] sprintf("%g\t%s\n", r["bytes"] / 1048576, r["pct_of_read_bw"])
@@ -85,15 +120,20 @@ chart == "blocks" && r["run"] == "blocks-sweep" {
     count++; blocks[count] = r["blocks"]; kms[count] = r["kernel_ms"]; pct[count] = r["pct_of_read_bw"]
     if (min == "" || r["blocks"] + 0 < min) min = r["blocks"] + 0
 }
-# machines: label, then kernel ms on each machine (uniform, 100 MiB)
-chart == "machines" && r["run"] == "main" && r["data"] == "uniform" && r["bytes"] == 104857600 &&
-    r["stage"] != "read_bandwidth" {
-    m = (r["gpu"] != "none") ? r["gpu"] : r["host_cpu"]
+# machines (the chart) and machines-table (for the READMEs): each row's kernel
+# time on every machine, on one kind of generated input (uniform unless kind
+# says otherwise) at 100 MiB, the size every machine runs by default
+chart ~ /^machines/ && r["run"] == "main" && r["data"] == (kind == "" ? "uniform" : kind) &&
+    r["bytes"] == 104857600 && r["stage"] != "read_bandwidth" && !no_kernel() {
+    m = machine_name()
     if (!(m in machine_seen)) { machine_seen[m] = 1; machines[++machine_count] = m }
-    l = label(); if (!(l in seen)) { seen[l] = 1; order[++count] = l }
+    l = label()
+    if (!(l in seen)) { seen[l] = 1; order[++count] = l; stage_of[l] = r["stage"]; variant_of[l] = variant() }
     ms[l, m] = r["kernel_ms"]
+    share[l, m] = r["pct_of_read_bw"]
 }
 END {
+    if (broken) exit 2
     if (chart == "contention") {
         print "stage\tuniform\tskewed\tconstant"
         for (i = 1; i <= count; i++)
@@ -104,15 +144,91 @@ END {
         for (i = 1; i <= count; i++) printf "\"%s\"\t0\n%s\n\n", order[i], points[order[i]]
     if (chart == "blocks")
         for (i = 1; i <= count; i++) printf "%g\t%s\t%s\n", blocks[i] / min, kms[i], pct[i]
-    if (chart == "machines") {
-        printf "stage"
-        for (j = 1; j <= machine_count; j++) printf "\t\"%s\"", machines[j]
-        printf "\n"
-        for (i = 1; i <= count; i++) {
-            printf "\"%s\"", order[i]
-            for (j = 1; j <= machine_count; j++) printf "\t%s", value(order[i], machines[j])
-            printf "\n"
+    if (chart ~ /^machines/) sort_by_stage()
+    if (chart == "machines") machines_chart()
+    if (chart == "machines-table") machines_table()
+}
+
+# Puts order[1..count] in the order of stages.txt; a stage's rows keep the
+# order they were first seen in (insertion sort: stable)
+function sort_by_stage(    i, j, t) {
+    for (i = 2; i <= count; i++)
+        for (j = i; j > 1 && rank(stage_of[order[j - 1]]) > rank(stage_of[order[j]]); j--) {
+            t = order[j]; order[j] = order[j - 1]; order[j - 1] = t
+        }
+}
+
+# A stage's place in stages.txt; a stage it does not list (an older CSV's) comes last
+function rank(stage) { return (stage in position) ? position[stage] : stage_count + 1 }
+
+# Horizontal bars for gnuplot/machines.gp. First the layout, as one gnuplot
+# statement: how many machines, the height in bars, the longest label and
+# machine name in characters, the ends of the time axis. Then index 0: a header
+# and a line per row: where its bars start from the top, one bar a machine;
+# the middle of the bars it has, for its label; the label; a time per machine.
+# Then index 1: a header and the y of each line between two stages. Rows are a
+# bar's height apart; stages, two.
+function machines_chart(    i, j, y, longest, longest_name, low, high, t, first, last) {
+    y = 0; longest = 0; longest_name = 0; low = 0; high = 0
+    for (i = 1; i <= count; i++) {
+        if (i > 1) y += (stage_of[order[i]] != stage_of[order[i - 1]]) ? 2 : 1
+        top[i] = y
+        y += machine_count
+        if (length(order[i]) > longest) longest = length(order[i])
+        for (j = 1; j <= machine_count; j++) {
+            if (!((order[i], machines[j]) in ms) || ms[order[i], machines[j]] + 0 <= 0) continue
+            t = ms[order[i], machines[j]] + 0
+            if (low == 0 || t < low) low = t
+            if (t > high) high = t
         }
     }
+    if (high == 0) return                       # no kernel time to draw
+    for (j = 1; j <= machine_count; j++)
+        if (length(machines[j]) > longest_name) longest_name = length(machines[j])
+    # bars start at a whole decade; the longest has as much again to its right, for its number
+    printf "# machines=%d; height=%d; label_chars=%d; name_chars=%d; xmin=%g; xmax=%g\n",
+           machine_count, y, longest, longest_name,
+           decade_below(low), high * 2
+    printf "top\tmiddle\tlabel"
+    for (j = 1; j <= machine_count; j++) printf "\t\"%s\"", machines[j]
+    printf "\n"
+    for (i = 1; i <= count; i++) {
+        first = 0; last = 0                    # the machines that have this row
+        for (j = 1; j <= machine_count; j++)
+            if ((order[i], machines[j]) in ms) { if (!first) first = j; last = j }
+        printf "%d\t%g\t\"%s\"", top[i], top[i] + (first - 1 + last) / 2, order[i]
+        for (j = 1; j <= machine_count; j++) printf "\t%s", value(order[i], machines[j])
+        printf "\n"
+    }
+    printf "\n\nbetween\n"
+    for (i = 2; i <= count; i++)
+        if (stage_of[order[i]] != stage_of[order[i - 1]]) printf "%g\n", top[i] - 1
 }
+
+# The power of ten just below x (awk has no floor)
+function decade_below(x,    d) { d = 1; while (d > x) d /= 10; while (d * 10 <= x) d *= 10; return d }
+
+# Markdown: a row per stage and variant, a column per machine: kernel ms, and
+# on a GPU the % of that machine's read bandwidth; empty where a machine has no
+# such row (no such device, or the stage did not run there)
+function machines_table(    i, j, l, m, cell) {
+    if (!count) return
+    printf "| stage | variant |"
+    for (j = 1; j <= machine_count; j++) printf " %s |", machines[j]
+    printf "\n|---|---|"
+    for (j = 1; j <= machine_count; j++) printf "---:|"
+    printf "\n"
+    for (i = 1; i <= count; i++) {
+        l = order[i]
+        printf "| %s | %s |", stage_of[l], variant_of[l]
+        for (j = 1; j <= machine_count; j++) {
+            m = machines[j]
+            cell = ((l, m) in ms) ? ms[l, m] : ""
+            if (cell != "" && share[l, m] != "") cell = cell " (" share[l, m] "%)"
+            printf " %s |", cell
+        }
+        printf "\n"
+    }
+}
+
 function value(l, column) { return ((l, column) in ms) ? ms[l, column] : "NaN" }

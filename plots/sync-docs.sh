@@ -2,14 +2,25 @@
 # Copies recorded output into the Markdown that shows it, so that no README or
 # chapter shows output typed by hand. A line
 #     <!-- output: plots/results/FILE.txt -->
-# is followed by a fenced block holding FILE.txt, and a line
+# is followed by a fenced block holding FILE.txt, a line
 #     <!-- table: plots/results/MACHINE.csv -->
-# by a Markdown table of that machine's main run (plots/rows.awk, chart=table).
-# Run it after recording new results.
+# by a Markdown table of that machine's main run (plots/rows.awk, chart=table),
+# and a line
+#     <!-- machines: uniform -->
+# by a table of every machine in plots/results/, side by side: a row per stage
+# and variant, a column per machine (named by its GPU, or its CPU where it has
+# none), each cell the kernel ms on that input at 100 MiB (uniform, skewed,
+# constant or text) and, on a GPU, the % of that machine's read bandwidth
+# (plots/rows.awk, chart=machines-table). A table ends at the first line that
+# is not a table row. Run it after recording new results; with Markdown files
+# as arguments it updates those, else every one git knows.
 set -euo pipefail
+files=()
+for doc in "$@"; do files+=("$(realpath "$doc")"); done # as given from the caller's folder
 cd "$(dirname "$0")/.."
-for doc in $(git ls-files '*.md'); do
-    grep -q '^<!-- \(output\|table\): ' "$doc" || continue
+[ ${#files[@]} -gt 0 ] || mapfile -t files < <(git ls-files '*.md')
+for doc in "${files[@]}"; do
+    grep -q '^<!-- \(output\|table\|machines\): ' "$doc" || continue
     awk '
         in_table && /^\|/ { next }                  # the old table
         { in_table = 0 }
@@ -17,6 +28,13 @@ for doc in $(git ls-files '*.md'); do
             print
             fflush()
             system("awk -v chart=table -f plots/rows.awk " $3)
+            in_table = 1
+            next
+        }
+        /^<!-- machines: [a-z]+ -->$/ {
+            print
+            fflush()
+            system("awk -v chart=machines-table -v kind=" $3 " -f plots/rows.awk plots/results/*.csv")
             in_table = 1
             next
         }

@@ -1,8 +1,10 @@
 /*
  * test_plots.c - make bench writes the documented columns and one verified
- * row per stage and input for every stage that runs here (on a small size),
- * and every gnuplot script renders a non-empty PNG from a fixture CSV.
- * Runs from plots/ (make -C plots test).
+ * row per stage and input for every stage of stages.txt that runs here (on a
+ * small size), make demo has a line for every stage, every gnuplot script
+ * renders a non-empty PNG from the fixture CSVs (four made-up machines), the
+ * chart of every machine names them all, and the labels and the side-by-side
+ * table follow stages.txt. Runs from plots/ (make -C plots test).
  */
 #include "harness.h"
 
@@ -10,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #define BENCH_COLUMNS CSV_HEADER ",pct_of_read_bw,run,date,host_cpu,gpu,driver,cuda"
 
@@ -19,6 +22,24 @@ static int shell(const char *command)
 {
     int status = system(command);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* The whole output of a shell command, as a string to free. */
+static char *output_of(const char *command)
+{
+    FILE *p = popen(command, "r");
+    ck_assert(p != NULL);
+    size_t size = 0, used = 0;
+    char *text = NULL;
+    do {
+        size = size ? 2 * size : 4096;
+        text = realloc(text, size);
+        ck_assert(text != NULL);
+        used += fread(text + used, 1, size - used - 1, p);
+    } while (used == size - 1);
+    text[used] = '\0';
+    ck_assert_msg(pclose(p) == 0, "failed: %s", command);
+    return text;
 }
 
 static char *read_text(const char *path)
@@ -33,15 +54,45 @@ static char *read_text(const char *path)
     return (char *)text;
 }
 
+/* --------------------------------------------------------------- stages -- */
+
+/* The stages, as stages.txt (the one list) names them: a line per stage,
+ * "folder program runs-on shows runs...", '#' comments and blank lines aside. */
+struct listed_stage {
+    char folder[64], program[192];
+};
+static struct listed_stage listed[32];
+static int listed_count;
+
+static void read_stages_txt(void)
+{
+    FILE *registry = fopen("../stages.txt", "r");
+    if (!registry) {
+        perror("../stages.txt");
+        exit(EXIT_FAILED);
+    }
+    char line[1024];
+    while (fgets(line, sizeof line, registry)) {
+        const char *start = line + strspn(line, " \t");
+        if (*start == '#' || *start == '\n' || *start == '\0')
+            continue;
+        char folder[64], program[64];
+        if (listed_count == (int)(sizeof listed / sizeof listed[0]) ||
+            sscanf(start, "%63s %63s", folder, program) != 2) {
+            fprintf(stderr, "../stages.txt: cannot read: %s", line);
+            exit(EXIT_FAILED);
+        }
+        struct listed_stage *stage = &listed[listed_count++];
+        snprintf(stage->folder, sizeof stage->folder, "%s", folder);
+        snprintf(stage->program, sizeof stage->program, "../%s/%s", folder, program);
+    }
+    fclose(registry);
+}
+
 /* ---------------------------------------------------------------- bench -- */
 
-static const char *const programs[][2] = {
-    {"01_cpu", "../01_cpu/hist_cpu"},
-    {"02_global_atomics", "../02_global_atomics/hist_gpu_gmem_atomics"},
-    {"03_shared_atomics", "../03_shared_atomics/hist_gpu_shmem_atomics"},
-    {"04_opencl_port", "../04_opencl_port/hist_opencl"},
-};
 static const char *const inputs[] = {"uniform", "skewed", "constant", "text", "data/chelsea.bmp"};
+#define INPUTS ((int)(sizeof inputs / sizeof inputs[0]))
 
 static bool runs_here(const char *program)
 {
@@ -67,24 +118,27 @@ START_TEST(test_bench_writes_one_verified_row_per_stage_and_input)
     char *line = strtok(csv, "\n");
     ck_assert_str_eq(line, BENCH_COLUMNS);
     int rows = 0;
-    bool seen[4][5] = {{false}};
+    bool seen[32][INPUTS] = {{false}};
     while ((line = strtok(NULL, "\n"))) {
         rows++;
         char stage[64], data[64];
         ck_assert_msg(sscanf(line, "%63[^,],%*[^,],%*[^,],%63[^,],", stage, data) == 2, "%s", line);
         ck_assert_msg(strstr(line, ",yes,") != NULL, "not verified: %s", line);
-        for (int p = 0; p < 4; p++)
-            for (int i = 0; i < 5; i++)
-                if (strcmp(stage, programs[p][0]) == 0 && strcmp(data, inputs[i]) == 0)
+        for (int p = 0; p < listed_count; p++)
+            for (int i = 0; i < INPUTS; i++)
+                if (strcmp(stage, listed[p].folder) == 0 && strcmp(data, inputs[i]) == 0)
                     seen[p][i] = true;
     }
     ck_assert_int_gt(rows, 0);
-    for (int p = 0; p < 4; p++) {
-        if (!runs_here(programs[p][1]))
+    int stages_here = 0;
+    for (int p = 0; p < listed_count; p++) {
+        if (!runs_here(listed[p].program))
             continue;
-        for (int i = 0; i < 5; i++)
-            ck_assert_msg(seen[p][i], "no row for %s on %s", programs[p][0], inputs[i]);
+        stages_here++;
+        for (int i = 0; i < INPUTS; i++)
+            ck_assert_msg(seen[p][i], "no row for %s on %s", listed[p].folder, inputs[i]);
     }
+    ck_assert_msg(stages_here > 0, "no stage of stages.txt runs here: build first (make)");
 
     /* The histograms the figures draw: ten copies of the phrase, every pixel. */
     snprintf(command, sizeof command,
@@ -99,19 +153,50 @@ START_TEST(test_bench_writes_one_verified_row_per_stage_and_input)
 }
 END_TEST
 
+/* ----------------------------------------------------------------- demo -- */
+
+/* true when a line of text starts with word and a space */
+static bool has_line_starting(const char *text, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *line = text; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+        if (strncmp(line, word, n) == 0 && line[n] == ' ')
+            return true;
+    return false;
+}
+
+START_TEST(test_demo_has_a_line_for_every_stage_in_stages_txt)
+{
+    /* a row, or a line saying why it was skipped */
+    char *table = output_of("DEMO_ARGS='--size 1K --reps 1' ./demo.sh 2>/dev/null");
+    for (int p = 0; p < listed_count; p++)
+        ck_assert_msg(has_line_starting(table, listed[p].folder), "no line for %s:\n%s",
+                      listed[p].folder, table);
+    free(table);
+}
+END_TEST
+
+START_TEST(test_demo_of_named_stages_runs_those_alone)
+{
+    char *table = output_of("DEMO_ARGS='--size 1K --reps 1' ./demo.sh 01_cpu 2>/dev/null");
+    ck_assert_msg(has_line_starting(table, "01_cpu"), "%s", table);
+    for (int p = 0; p < listed_count; p++)
+        if (strcmp(listed[p].folder, "01_cpu") != 0)
+            ck_assert_msg(!has_line_starting(table, listed[p].folder), "%s ran:\n%s",
+                          listed[p].folder, table);
+    free(table);
+    ck_assert_int_eq(shell("./demo.sh 99_no_such_stage >/dev/null 2>&1"), 2);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- plots -- */
 
 static const char *const charts[] = {
-    "fixture-gpu-stages-uniform",
-    "fixture-gpu-stages-skewed",
-    "fixture-gpu-stages-constant",
-    "fixture-gpu-stages-text",
-    "fixture-gpu-stages-chelsea",
-    "fixture-gpu-contention",
-    "fixture-gpu-bandwidth",
-    "fixture-gpu-blocks",
-    "machines-uniform",
-    "histogram-text",
+    "fixture-gpu-stages-uniform", "fixture-gpu-stages-skewed",  "fixture-gpu-stages-constant",
+    "fixture-gpu-stages-text",    "fixture-gpu-stages-chelsea", "fixture-gpu-contention",
+    "fixture-gpu-bandwidth",      "fixture-gpu-blocks",         "fixture-gpu2-stages-uniform",
+    "fixture-gpu2-contention",    "fixture-gpu2-bandwidth",     "fixture-gpu3-stages-uniform",
+    "fixture-cpu-stages-uniform", "machines-uniform",           "histogram-text",
     "histogram-chelsea",
 };
 #define CHARTS ((int)(sizeof charts / sizeof charts[0]))
@@ -138,6 +223,188 @@ START_TEST(test_every_chart_renders_a_png_and_an_svg)
 }
 END_TEST
 
+/* The four made-up machines of tests/fixture/, and the rows their CSVs hold
+ * for the chart of every machine, in the order of stages.txt. 06's plain copy
+ * has no kernel, so no bar; the floor is not a stage. */
+static const char *const fixture_machines[] = {"Fixture Laptop CPU", "Fixture GPU", "Fixture GPU 2",
+                                               "Fixture GPU 3"};
+static const char *const fixture_rows[] = {
+    "01 book",
+    "01 sub4",
+    "01 sub4 on every core",
+    "02 global-atomics",
+    "03 shared-atomics",
+    "03 shared-atomics, 4x the blocks",
+    "04 opencl-local-atomics on CPU",
+    "04 opencl-local-atomics on GPU",
+    "05 book-occupancy",
+    "05 lane-bins",
+    "05 vector-loads",
+    "05 unrolled",
+    "05 cub",
+    "06 pageable",
+    "06 pinned",
+    "06 streams",
+};
+#define FIXTURE_MACHINES ((int)(sizeof fixture_machines / sizeof fixture_machines[0]))
+#define FIXTURE_ROWS     ((int)(sizeof fixture_rows / sizeof fixture_rows[0]))
+
+START_TEST(test_machines_chart_names_every_machine_and_every_row)
+{
+    char path[256], text[256];
+    snprintf(path, sizeof path, "%s/machines-uniform.svg", figures);
+    char *svg = read_text(path);
+    for (int m = 0; m < FIXTURE_MACHINES; m++) { /* the key */
+        snprintf(text, sizeof text, "<text>%s</text>", fixture_machines[m]);
+        ck_assert_msg(strstr(svg, text) != NULL, "%s: no %s in the key", path, fixture_machines[m]);
+    }
+    for (int r = 0; r < FIXTURE_ROWS; r++) { /* the labels down the side */
+        snprintf(text, sizeof text, "<text>%s</text>", fixture_rows[r]);
+        ck_assert_msg(strstr(svg, text) != NULL, "%s: no label %s", path, fixture_rows[r]);
+    }
+    free(svg);
+}
+END_TEST
+
+/* A PNG's height in pixels: its IHDR chunk follows the 8-byte signature. */
+static long png_height(const char *path)
+{
+    unsigned char head[24];
+    FILE *png = fopen(path, "rb");
+    ck_assert_msg(png != NULL, "%s was not drawn", path);
+    ck_assert(fread(head, 1, sizeof head, png) == sizeof head);
+    fclose(png);
+    ck_assert(memcmp(head, "\x89PNG\r\n\x1a\n", 8) == 0 && memcmp(head + 12, "IHDR", 4) == 0);
+    return (long)head[20] << 24 | head[21] << 16 | head[22] << 8 | head[23];
+}
+
+START_TEST(test_machines_chart_grows_with_the_machines)
+{
+    char dir[] = "/tmp/plots_one_XXXXXX", command[512], one[300], four[300];
+    ck_assert(mkdtemp(dir) != NULL);
+    snprintf(command, sizeof command,
+             "mkdir %s/results && cp tests/fixture/fixture-gpu2.csv %s/results/ &&"
+             " PLOTS_RESULTS=%s/results PLOTS_OUT=%s ./plots.sh >/dev/null 2>&1",
+             dir, dir, dir, dir);
+    ck_assert_int_eq(shell(command), 0);
+    snprintf(one, sizeof one, "%s/machines-uniform.png", dir);
+    snprintf(four, sizeof four, "%s/machines-uniform.png", figures);
+    /* fixture-gpu2.csv alone has every row too: three more machines are three
+     * more bars in each row, each at least 10 pixels high */
+    ck_assert_int_ge(png_height(four), png_height(one) + 3 * FIXTURE_ROWS * 10);
+    snprintf(command, sizeof command, "rm -rf '%s'", dir);
+    shell(command);
+}
+END_TEST
+
+/* ----------------------------------------------------------------- rows -- */
+
+/* rows.awk's output for one chart of the fixture, with the given registry */
+static char *rows_of(const char *chart, const char *registry, const char *csvs)
+{
+    char command[512];
+    snprintf(command, sizeof command, "awk -v chart=%s -v registry=%s -f rows.awk %s", chart,
+             registry, csvs);
+    return output_of(command);
+}
+
+START_TEST(test_machines_rows_come_in_the_order_of_stages_txt)
+{
+    char *rows = rows_of("machines", "../stages.txt", "tests/fixture/*.csv");
+    const char *at = rows;
+    char label[256];
+    for (int r = 0; r < FIXTURE_ROWS; r++) {
+        snprintf(label, sizeof label, "\t\"%s\"\t", fixture_rows[r]);
+        const char *found = strstr(at, label);
+        ck_assert_msg(found != NULL, "%s missing, or not after the row before it:\n%s",
+                      fixture_rows[r], rows);
+        at = found + strlen(label);
+    }
+    ck_assert_msg(strstr(rows, "pinned-copy") == NULL, "a copy has no kernel to draw");
+    ck_assert_msg(strstr(rows, "read bandwidth") == NULL, "the floor is not a stage");
+    free(rows);
+}
+END_TEST
+
+/* A copy of stages.txt with 04 listed as a CUDA stage and 06 as showing its kernel */
+static char other_registry[] = "/tmp/plots_stages_XXXXXX";
+static const char *const other_registry_awk =
+    "$1 == \"04_opencl_port\" { $3 = \"cuda\" } $1 == \"06_streams\" { $4 = \"kernel\" } 1";
+
+START_TEST(test_labels_follow_runs_on_in_stages_txt)
+{
+    char *rows = rows_of("contention", "../stages.txt", "tests/fixture/fixture-gpu2.csv");
+    ck_assert_msg(strstr(rows, "\"04 opencl-local-atomics on GPU\""), "%s", rows);
+    ck_assert_msg(strstr(rows, "\"04 opencl-local-atomics on CPU\""), "%s", rows);
+    ck_assert_msg(strstr(rows, "\"01 sub4 x32 threads\""), "%s", rows);
+    free(rows);
+    rows = rows_of("contention", other_registry, "tests/fixture/fixture-gpu2.csv");
+    ck_assert_msg(strstr(rows, " on GPU") == NULL, "04 runs on CUDA there:\n%s", rows);
+    ck_assert_msg(strstr(rows, "\"01 sub4 x32 threads\""), "%s", rows);
+    free(rows);
+}
+END_TEST
+
+START_TEST(test_bandwidth_chart_leaves_out_stages_that_show_the_trip)
+{
+    char *rows = rows_of("bandwidth", "../stages.txt", "tests/fixture/fixture-gpu2.csv");
+    ck_assert_msg(strstr(rows, "\"05 vector-loads") != NULL, "%s", rows);
+    ck_assert_msg(strstr(rows, "\"06 ") == NULL, "06 shows the trip:\n%s", rows);
+    free(rows);
+    rows = rows_of("bandwidth", other_registry, "tests/fixture/fixture-gpu2.csv");
+    ck_assert_msg(strstr(rows, "\"06 pinned ") != NULL, "06 shows its kernel there:\n%s", rows);
+    free(rows);
+}
+END_TEST
+
+START_TEST(test_machines_table_has_a_column_per_machine_and_read_bandwidth_on_gpus)
+{
+    char *table = rows_of("machines-table", "../stages.txt", "tests/fixture/*.csv");
+    const char *header =
+        "| stage | variant | Fixture Laptop CPU | Fixture GPU | Fixture GPU 2 | Fixture GPU 3 |\n"
+        "|---|---|---:|---:|---:|---:|\n";
+    ck_assert_msg(strncmp(table, header, strlen(header)) == 0, "%s", table);
+    /* the laptop has no GPU, so no cell; a GPU's cell has its share of the read bandwidth */
+    ck_assert_msg(strstr(table, "| 02_global_atomics | global-atomics |  | 27.0000 (0.16%) |"),
+                  "%s", table);
+    /* a CPU row has no share */
+    ck_assert_msg(strstr(table, "| 01_cpu | sub4 on every core | 9.0000 | 9.0000 |"), "%s", table);
+    int lines = 0;
+    for (const char *c = table; *c; c++)
+        lines += *c == '\n';
+    ck_assert_int_eq(lines, 2 + FIXTURE_ROWS);
+    free(table);
+}
+END_TEST
+
+START_TEST(test_sync_docs_fills_a_machines_marker_and_keeps_the_rest)
+{
+    char doc[] = "/tmp/plots_doc_XXXXXX", command[512];
+    int fd = mkstemp(doc);
+    ck_assert(fd >= 0);
+    const char *before =
+        "# Every machine\n\n<!-- machines: uniform -->\n| old | table |\n|---|---|\n"
+        "| 01_cpu | typed by hand |\n\nThe text after it.\n";
+    ck_assert(write(fd, before, strlen(before)) == (ssize_t)strlen(before));
+    close(fd);
+    snprintf(command, sizeof command, "./sync-docs.sh %s", doc);
+    ck_assert_int_eq(shell(command), 0);
+    char *after = read_text(doc);
+    ck_assert_msg(strstr(after, "typed by hand") == NULL && strstr(after, "| old |") == NULL, "%s",
+                  after);
+    ck_assert_msg(strstr(after, "<!-- machines: uniform -->\n| stage | variant |"), "%s", after);
+    ck_assert_msg(strstr(after, "| 03_shared_atomics | shared-atomics |"), "%s", after);
+    ck_assert_msg(strstr(after, "|\n\nThe text after it.\n"), "%s", after);
+    /* run again: nothing changes */
+    ck_assert_int_eq(shell(command), 0);
+    char *again = read_text(doc);
+    ck_assert_str_eq(again, after);
+    free(again);
+    free(after);
+    unlink(doc);
+}
+END_TEST
+
 START_TEST(test_plots_without_gnuplot_say_so_and_keep_the_csvs)
 {
     FILE *p = popen("GNUPLOT=/nonexistent/gnuplot PLOTS_RESULTS=tests/fixture ./plots.sh", "r");
@@ -151,26 +418,47 @@ END_TEST
 
 int main(void)
 {
+    read_stages_txt();
     Suite *suite = suite_create("plots");
     TCase *bench = tcase_create("bench");
     tcase_set_timeout(bench, 600);
     tcase_add_test(bench, test_bench_writes_one_verified_row_per_stage_and_input);
+    tcase_add_test(bench, test_demo_has_a_line_for_every_stage_in_stages_txt);
+    tcase_add_test(bench, test_demo_of_named_stages_runs_those_alone);
     suite_add_tcase(suite, bench);
 
+    TCase *rows = tcase_create("rows");
+    char command[512];
+    int fd = mkstemp(other_registry);
+    snprintf(command, sizeof command, "awk '%s' ../stages.txt > %s", other_registry_awk,
+             other_registry);
+    if (fd < 0 || close(fd) != 0 || shell(command) != 0) {
+        fprintf(stderr, "cannot write a copy of stages.txt into %s\n", other_registry);
+        return EXIT_FAILED;
+    }
+    tcase_add_test(rows, test_machines_rows_come_in_the_order_of_stages_txt);
+    tcase_add_test(rows, test_labels_follow_runs_on_in_stages_txt);
+    tcase_add_test(rows, test_bandwidth_chart_leaves_out_stages_that_show_the_trip);
+    tcase_add_test(rows, test_machines_table_has_a_column_per_machine_and_read_bandwidth_on_gpus);
+    tcase_add_test(rows, test_sync_docs_fills_a_machines_marker_and_keeps_the_rest);
+    suite_add_tcase(suite, rows);
+
     TCase *plots = tcase_create("plots");
+    tcase_set_timeout(plots, 60);
     tcase_add_test(plots, test_plots_without_gnuplot_say_so_and_keep_the_csvs);
     bool drawn = false;
     if (shell("command -v gnuplot >/dev/null") == 0 && mkdtemp(figures)) {
         /* Draw once, here; each check then looks at one chart. */
-        char command[512];
         snprintf(command, sizeof command,
                  "PLOTS_RESULTS=tests/fixture PLOTS_OUT=%s ./plots.sh >/dev/null", figures);
         if (shell(command) != 0)
             fprintf(stderr, "plots.sh failed on the fixture\n"); /* every chart check fails */
         tcase_add_loop_test(plots, test_every_chart_renders_a_png_and_an_svg, 0, CHARTS);
+        tcase_add_test(plots, test_machines_chart_names_every_machine_and_every_row);
+        tcase_add_test(plots, test_machines_chart_grows_with_the_machines);
         drawn = true;
     } else {
-        skipped += CHARTS;
+        skipped += CHARTS + 2;
     }
     suite_add_tcase(suite, plots);
 
@@ -178,8 +466,8 @@ int main(void)
     srunner_run_all(runner, CK_ENV);
     int failed = srunner_ntests_failed(runner);
     srunner_free(runner);
+    unlink(other_registry);
     if (drawn) {
-        char command[512];
         snprintf(command, sizeof command, "rm -rf '%s'", figures);
         shell(command);
     }
