@@ -25,7 +25,7 @@ $(STAGES) $(TOOLS): common
 	@if common/can-build.sh $@; then $(MAKE) --no-print-directory -C $@; fi
 
 demo: $(DEPS) all
-	@plots/demo.sh $(STAGES)
+	@plots/demo.sh
 
 test: $(DEPS) all
 	@common/run-tests.sh common $(STAGES) $(TOOLS) plots chapters
