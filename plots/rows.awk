@@ -126,7 +126,7 @@ chart == "blocks" && r["run"] == "blocks-sweep" {
 chart ~ /^machines/ && r["run"] == "main" && r["data"] == (kind == "" ? "uniform" : kind) &&
     r["bytes"] == 104857600 && r["stage"] != "read_bandwidth" && !no_kernel() {
     m = machine_name()
-    if (!(m in machine_seen)) { machine_seen[m] = 1; machines[++machine_count] = m }
+    if (!(m in machine_seen)) { machine_seen[m] = 1; machines[++machine_count] = m; host_of[m] = r["host_cpu"] }
     l = label()
     if (!(l in seen)) { seen[l] = 1; order[++count] = l; stage_of[l] = r["stage"]; variant_of[l] = variant() }
     ms[l, m] = r["kernel_ms"]
@@ -214,7 +214,9 @@ function decade_below(x,    d) { d = 1; while (d > x) d /= 10; while (d * 10 <= 
 function machines_table(    i, j, l, m, cell) {
     if (!count) return
     printf "| stage | variant |"
-    for (j = 1; j <= machine_count; j++) printf " %s |", machines[j]
+    # a GPU machine's CPU rows ran on its host: its heading names that CPU too
+    for (j = 1; j <= machine_count; j++)
+        printf " %s |", machines[j] (machines[j] != host_of[machines[j]] ? " (host: " host_of[machines[j]] ")" : "")
     printf "\n|---|---|"
     for (j = 1; j <= machine_count; j++) printf "---:|"
     printf "\n"
