@@ -45,7 +45,6 @@ OPENCL_LIBS   ?= -lOpenCL
 CHECK_CFLAGS ?= $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   ?= $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -pthread)
 
-
 # common/ is built once, by its own Makefile, into libraries every program links:
 LIBDIR     := $(COMMON)/build
 LIB_HOST   := $(LIBDIR)/libcommon.a        # book.c, harness.c, bmp.c: every program
