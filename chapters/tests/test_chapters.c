@@ -5,13 +5,18 @@
  *     "..." lines mark what a quote leaves out;
  *   - every block under an <!-- output: FILE --> marker is FILE, as it is now
  *     (plots/sync-docs.sh copies it there);
- *   - every relative link points at a file or folder that exists.
+ *   - every relative link points at a file or folder that exists;
+ *   - every measured number the prose cites (a time with four decimals, a
+ *     percentage with two) is a value in a results CSV that the paragraph
+ *     links (or, where the paragraph links none, that the chapter links), so
+ *     that a new run of make bench cannot leave a chapter quoting old numbers.
  * Runs from chapters/ (make -C chapters test). The commands themselves are run
  * by make chapters (chapters/run-commands.sh): they need the programs built.
  */
 #include "harness.h"
 
 #include <check.h>
+#include <ctype.h>
 #include <glob.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,6 +241,113 @@ START_TEST(test_every_relative_link_exists)
 }
 END_TEST
 
+/* ------------------------------------------------------- cited numbers -- */
+
+/* Whether value (text, as a CSV field holds it) is one field of the CSV at path. */
+static bool csv_has_value(const char *path, const char *value)
+{
+    char *text = read_text(path);
+    if (!text)
+        return false;
+    bool found = false;
+    size_t len = strlen(value);
+    for (const char *field = text; *field && !found; field += strcspn(field, ",\n"), field++) {
+        found = strncmp(field, value, len) == 0 && strchr(",\n", field[len]) && field[len];
+        if (!field[strcspn(field, ",\n")])
+            break;
+    }
+    free(text);
+    return found;
+}
+
+/* The results CSVs that text[0, len) links, as paths from chapters/, into csvs. */
+static int linked_csvs(const char *text, size_t len, char csvs[][512], int most)
+{
+    int count = 0;
+    const char *end = text + len;
+    for (const char *at = strstr(text, "](../plots/results/"); at && at < end && count < most;
+         at = strstr(at + 2, "](../plots/results/")) {
+        size_t n = strcspn(at + 2, ")#\n ");
+        if (n > 4 && strncmp(at + 2 + n - 4, ".csv", 4) == 0)
+            snprintf(csvs[count++], 512, "%.*s", (int)n, at + 2);
+    }
+    return count;
+}
+
+/* Whether at (in text) starts a cited number: digits, '.', then four digits
+ * not followed by a fifth (a time in ms), or two digits and '%' (a
+ * percentage). Its CSV form goes into value. */
+static bool cited_number(const char *text, const char *at, char *value, size_t size)
+{
+    if (at > text && (isdigit((unsigned char)at[-1]) || at[-1] == '.'))
+        return false; /* inside a number, not at its start */
+    size_t whole = strspn(at, "0123456789");
+    if (whole == 0 || at[whole] != '.')
+        return false;
+    size_t decimals = strspn(at + whole + 1, "0123456789");
+    bool time = decimals == 4, percent = decimals == 2 && at[whole + 3] == '%';
+    if (!time && !percent)
+        return false;
+    snprintf(value, size, "%.*s", (int)(whole + 1 + decimals), at);
+    return true;
+}
+
+START_TEST(test_cited_numbers_are_in_the_linked_results)
+{
+    const struct item *chapter = &chapters[_i];
+    const char *text = chapter->text;
+    char chapter_csvs[16][512], csvs[16][512];
+    int chapter_count_csvs = linked_csvs(text, strlen(text), chapter_csvs, 16);
+    char stale[2048] = ""; /* every number not found, to name them all at once */
+    int line = 1;
+    bool in_fence = false;
+    /* one paragraph at a time: lines up to a blank line or a fence */
+    for (const char *para = text; *para;) {
+        if (strncmp(para, "```", 3) == 0) {
+            in_fence = !in_fence;
+            para = next_line(para);
+            line++;
+            continue;
+        }
+        const char *end = para;
+        int lines = 0;
+        while (*end && *end != '\n' && strncmp(end, "```", 3) != 0) {
+            end = next_line(end);
+            lines++;
+        }
+        if (lines == 0) { /* a blank line */
+            para = next_line(para);
+            line++;
+            continue;
+        }
+        if (!in_fence && *para != '|' && strncmp(para, "<!--", 4) != 0) {
+            int count = linked_csvs(para, (size_t)(end - para), csvs, 16);
+            if (count == 0) {
+                memcpy(csvs, chapter_csvs, sizeof csvs);
+                count = chapter_count_csvs;
+            }
+            for (const char *at = para; at < end; at++) {
+                char value[64];
+                if (!cited_number(text, at, value, sizeof value))
+                    continue;
+                bool found = false;
+                for (int c = 0; c < count && !found; c++)
+                    found = csv_has_value(csvs[c], value);
+                size_t used = strlen(stale);
+                if (!found)
+                    snprintf(stale + used, sizeof stale - used, " %s (line %d)", value, line);
+            }
+        }
+        para = end;
+        line += lines;
+    }
+    ck_assert_msg(!stale[0],
+                  "%s cites numbers that no results CSV its paragraph (or, where it links "
+                  "none, the chapter) links holds; left from an older run?%s",
+                  chapter->chapter, stale);
+}
+END_TEST
+
 int main(void)
 {
     glob_t names;
@@ -253,6 +365,7 @@ int main(void)
     tcase_add_loop_test(tc, test_quote_is_in_the_source, 0, quote_count);
     tcase_add_loop_test(tc, test_output_block_is_its_file, 0, output_count);
     tcase_add_loop_test(tc, test_every_relative_link_exists, 0, chapter_count);
+    tcase_add_loop_test(tc, test_cited_numbers_are_in_the_linked_results, 0, chapter_count);
     suite_add_tcase(suite, tc);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);
