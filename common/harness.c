@@ -578,9 +578,12 @@ static void print_table(const struct options *opt, const struct input *in,
             printf("Histogram Sum: %" PRIu64 "\n", histogram_sum(results[i].histo));
             break;
         }
-    printf("medians of %d runs after %d warm-up; %s is the floor: %%: its kernel time over the\n"
-           "row's, x: the row's end-to-end time over its\n\n",
-           opt->reps, WARMUP_RUNS, floor ? floor->impl : "(none)");
+    if (floor)
+        printf("medians of %d runs after %d warm-up; %s is the floor: %%: its kernel time over the\n"
+               "row's, x: the row's end-to-end time over its\n\n",
+               opt->reps, WARMUP_RUNS, floor->impl);
+    else
+        printf("medians of %d runs after %d warm-up\n\n", opt->reps, WARMUP_RUNS);
     printf("%-16s %-10s %10s %9s %7s %14s %7s  %s\n", "impl", "launch", "kernel ms", "GB/s", "%",
            "end-to-end ms", "x", "verified");
     for (int i = 0; i < count; i++) {

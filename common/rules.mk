@@ -14,7 +14,8 @@ include $(dir $(lastword $(MAKEFILE_LIST)))flags.mk
 # Exercises build the same way from another folder (their solutions): SOURCE_DIR, BIN.
 SOURCE_DIR  ?= .
 BIN         ?= $(PROGRAM)
-HEADERS     := $(COMMON)/book.h $(COMMON)/harness.h
+# common/'s headers, and the stage's own (a stage may keep a piece of its lesson in one)
+HEADERS     := $(COMMON)/book.h $(COMMON)/harness.h $(wildcard $(SOURCE_DIR)/*.h $(SOURCE_DIR)/*.cuh)
 ifeq ($(GPU),yes)
 PROGRAM_OBJ := $(BUILD)/$(PROGRAM).cu.o
 PROGRAM_LIBS := $(LIB_CUDA) $(LIB_HOST)
