@@ -2,14 +2,18 @@
  * 05_privatized - beyond the book: a histogram at the memory-bandwidth limit.
  * Stage 03 reads a few % of what the GPU's memory can deliver. Each variant
  * below removes one reason, and the program shows each as a % of a kernel that
- * only reads the same bytes, and beside NVIDIA's library histogram (CUB):
+ * only reads the same bytes, and beside NVIDIA's library histogram (CUB).
+ * (b), (b2) and (b3) are three answers to atomics that collide in a block's
+ * bins: more copies of the bins, or fewer atomics (aggregation):
  *
- *   ./hist_gpu_privatized                           every variant, side by side
- *   ./hist_gpu_privatized --variant book-occupancy  (a) stage 03, grid from the occupancy API
- *   ./hist_gpu_privatized --variant lane-bins       (b) a copy of the bins per lane: no bank conflicts
- *   ./hist_gpu_privatized --variant vector-loads    (c) (b) reading 16 bytes at a time
- *   ./hist_gpu_privatized --variant unrolled        (d) (c) with two loads in flight
- *   ./hist_gpu_privatized --impl cub                cub::DeviceHistogram::HistogramEven
+ *   ./hist_gpu_privatized                            every variant, side by side
+ *   ./hist_gpu_privatized --variant book-occupancy   (a) stage 03, grid from the occupancy API
+ *   ./hist_gpu_privatized --variant lane-bins        (b) a copy of the bins per lane: no bank conflicts
+ *   ./hist_gpu_privatized --variant run-length       (b2) (a) with one atomic per run of equal bytes
+ *   ./hist_gpu_privatized --variant warp-aggregated  (b3) (a) with one atomic per bin per warp
+ *   ./hist_gpu_privatized --variant vector-loads     (c) (b) reading 16 bytes at a time
+ *   ./hist_gpu_privatized --variant unrolled         (d) (c) with two loads in flight
+ *   ./hist_gpu_privatized --impl cub                 cub::DeviceHistogram::HistogramEven
  */
 #include "book.h"          /* HANDLE_ERROR, the input, the CPU's check: worth reading */
 #include "harness_cuda.h"  /* options, the GPU, repeats, the report: no need to read it */
@@ -89,6 +93,71 @@ __global__ void histo_lane_bins(const unsigned char *buffer, size_t size, unsign
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < size; i += stride)
         atomicAdd(&lane_bins[buffer[i] * LANES], 1);
     merge_lane_bins(temp, histo);
+}
+
+/* (b2) and (b3) keep (a)'s single copy of the bins, cleared and merged as (a)
+ * does it, and change only how the bytes are counted into it. */
+__device__ void zero_bins(unsigned int *temp)
+{
+    for (int bin = threadIdx.x; bin < BINS; bin += blockDim.x)
+        temp[bin] = 0;
+    __syncthreads();
+}
+
+__device__ void merge_bins(const unsigned int *temp, unsigned int *histo)
+{
+    __syncthreads(); /* every thread has counted */
+    for (int bin = threadIdx.x; bin < BINS; bin += blockDim.x)
+        atomicAdd(&histo[bin], temp[bin]);
+}
+
+/* (b2) Aggregation, as the parallel-histogram chapter of Programming Massively
+ * Parallel Processors does it: a thread counts a run of equal bytes in a
+ * register and adds it with one atomic when the bin changes. A thread's
+ * consecutive bytes are stride = blocks x threads apart in the input, so expect
+ * runs where the data repeats over that distance: on constant bytes, partly on
+ * skewed ones, hardly ever on uniform ones. */
+__global__ void histo_run_length(const unsigned char *buffer, size_t size, unsigned int *histo)
+{
+    __shared__ unsigned int temp[BINS];
+    zero_bins(temp);
+    unsigned int run_bin = 0, run = 0; /* run bytes of bin run_bin, not yet in temp */
+    size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < size; i += stride) {
+        unsigned int bin = buffer[i];
+        if (bin != run_bin) {
+            if (run)
+                atomicAdd(&temp[run_bin], run);
+            run_bin = bin;
+            run = 0;
+        }
+        run++;
+    }
+    if (run) /* the last run */
+        atomicAdd(&temp[run_bin], run);
+    merge_bins(temp, histo);
+}
+
+/* (b3) Aggregation across a warp: __match_any_sync gives each lane the set of
+ * lanes that read the same bin in this step, and the lowest of them adds the
+ * set's size with one atomic. The mask names only the lanes still in the loop
+ * (__activemask()): in the last step, and in a block whose size is not a
+ * multiple of 32, the others have no byte. Should the lanes in the loop reach
+ * the match apart, each part matches among itself: still one count per byte.
+ * Compute capability 7.0 and up (CUDA C++ Programming Guide, "Warp Match
+ * Functions"; __activemask: "Warp Vote Functions"). */
+__global__ void histo_warp_aggregated(const unsigned char *buffer, size_t size, unsigned int *histo)
+{
+    __shared__ unsigned int temp[BINS];
+    zero_bins(temp);
+    size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < size; i += stride) {
+        unsigned int bin = buffer[i];
+        unsigned int same = __match_any_sync(__activemask(), bin);
+        if ((int)(threadIdx.x % LANES) == __ffs(same) - 1) /* __ffs counts lanes from 1 */
+            atomicAdd(&temp[bin], __popc(same));
+    }
+    merge_bins(temp, histo);
 }
 
 /* The last size % 16 bytes, which no 16-byte load covers: one each for the
@@ -186,13 +255,17 @@ struct variant {
 static const struct variant all_variants[] = {
     {"book-occupancy", histo_book, 256},
     {"lane-bins", histo_lane_bins, 1024}, /* measured on an H100: 1024 beats 512 and 256 */
+    /* (a)'s block size, and its grid rule: only the counting differs */
+    {"run-length", histo_run_length, 256},
+    {"warp-aggregated", histo_warp_aggregated, 256},
     {"vector-loads", histo_vector_loads, 1024},
     {"unrolled", histo_unrolled, 1024},
     {"cub", NULL, 0},
 };
 #define VARIANTS ((int)(sizeof all_variants / sizeof all_variants[0]))
 static const char *const variant_names[] = {
-    "all", "book-occupancy", "lane-bins", "vector-loads", "unrolled", "cub", NULL};
+    "all",          "book-occupancy", "lane-bins", "run-length", "warp-aggregated",
+    "vector-loads", "unrolled",       "cub",       NULL};
 
 /* As many blocks as fit on the GPU at once, as the occupancy API counts them
  * for this kernel and block size: the book's "2 per SM", worked out. */
@@ -215,8 +288,8 @@ int main(int argc, char **argv)
                                 .variants = variant_names,
                                 .help = "The grid defaults to as many blocks as fit on the GPU "
                                         "at once (the occupancy API), and --threads to 256 for "
-                                        "book-occupancy, 1024 for the others; CUB chooses its "
-                                        "own launch."};
+                                        "book-occupancy, run-length and warp-aggregated, 1024 "
+                                        "for the others; CUB chooses its own launch."};
     struct options opt = options_or_exit(argc, argv, &stage);
     struct gpu gpu = open_gpu(&stage);
     struct input in = make_input(&stage, &opt);

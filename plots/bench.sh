@@ -10,8 +10,9 @@
 #   BENCH_SIZE   bytes of generated input (default 100M, the book's)
 #   BENCH_REPS   timed runs per measurement, after one warm-up (default 10)
 #   BENCH_SWEEPS yes or no: 03's blocks per SM (1 to 64), input sizes 1 MiB
-#                to 1 GiB for the GPU stages, and 05 at 1 GiB on skewed and
-#                constant bytes (default: yes where a GPU is)
+#                to 1 GiB for the GPU stages, 05 at 1 GiB on skewed and
+#                constant bytes, and 05's bytes per thread (coarsening: its
+#                grid from SMs / 8 to 64 x SMs) (default: yes where a GPU is)
 #   BENCH_OUT    where the CSV goes (default plots/results)
 set -uo pipefail
 out_dir=$(realpath -m "${BENCH_OUT:-$(dirname "$0")/results}") # as given from the caller's folder
@@ -59,8 +60,18 @@ stage_plan() {
     done
 }
 
+# sm_count: the GPU's SMs, as stage 05 counts them (its grid at one block per
+# SM); nothing where it does not run
+sm_count() {
+    local row
+    row=$("$(stage_program 05_privatized)" --variant book-occupancy --blocks-per-sm 1 --size 1 \
+        --reps 1 --csv 2>/dev/null | grep -F ',book-occupancy,') || return 0
+    split_csv "$row" # stage,impl,device,data,bytes,seed,blocks,...
+    echo "${FIELDS[6]}"
+}
+
 plan() {
-    local folder data input s k
+    local folder data input s k sms variant eighths
     local -a folders
     local -A devices gpu_devices # an OpenCL stage's devices: every one, and the GPUs
     mapfile -t folders < <(stages | awk '{ print $1 }')
@@ -99,6 +110,18 @@ plan() {
     # inputs that collide most
     for data in skewed constant; do
         echo "size-sweep|$(stage_program 05_privatized)|--size 1G --data $data"
+    done
+    # An experiment on one stage, not on the stage list: coarsening. 05's grid
+    # from SMs / 8 to 64 x SMs blocks, so that each thread counts from many
+    # bytes to few (bytes / (blocks x threads), from the row's columns): one
+    # byte per load (book-occupancy), and 32 per step of the loop (unrolled)
+    sms=$(sm_count)
+    [ -n "$sms" ] || { echo "bench: no coarsening sweep: 05_privatized does not run here" >&2; return 0; }
+    for variant in book-occupancy unrolled; do
+        for eighths in 1 2 4 8 16 32 64 128 256 512; do
+            ((sms * eighths >= 8)) || continue # a GPU of fewer than 8 SMs starts at 1 block
+            echo "coarsening-sweep|$(stage_program 05_privatized)|--size $size --variant $variant --blocks $((sms * eighths / 8))"
+        done
     done
     return 0
 }

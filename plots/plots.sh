@@ -4,6 +4,7 @@
 #   <machine>-stages-<input>   every stage side by side, kernel only and end to end
 #   <machine>-bandwidth        GPU stages as % of the GPU's read bandwidth, by input size
 #   <machine>-blocks           stage 03 against blocks per SM
+#   <machine>-coarsening       stage 05 against the bytes each thread counts
 #   <machine>-contention       uniform vs skewed vs constant bytes, per stage
 #   machines-uniform           each stage on every machine: the lab comparison, one bar a machine
 #   histogram-text, histogram-chelsea   the histograms themselves
@@ -14,6 +15,7 @@ results=$(realpath -m "${PLOTS_RESULTS:-$(dirname "$0")/results}")
 out=$(realpath -m "${PLOTS_OUT:-$(dirname "$0")/figures}")
 cd "$(dirname "$0")/.."
 
+source plots/csv.sh # split_csv
 gnuplot=${GNUPLOT:-gnuplot}
 if ! command -v "$gnuplot" >/dev/null; then
     echo "plots: skipped: gnuplot is not installed (make deps installs gnuplot-nox);" \
@@ -28,6 +30,23 @@ rows() { # rows CHART CSV...: the rows a chart needs, for gnuplot (KIND=... pick
     local chart=$1
     shift
     awk -v chart="$chart" -v kind="${KIND:-}" -f plots/rows.awk "$@"
+}
+
+# coarsening CSV: 05's coarsening sweep for coarsening.gp, a block per variant:
+# its name, then a line per run: bytes per thread (bytes / (blocks x threads)), kernel ms
+coarsening() {
+    local row
+    { grep -F ',coarsening-sweep,' "$1" || true; } | while IFS= read -r row; do
+        split_csv "$row" # stage,impl,device,data,bytes,seed,blocks,threads,reps,kernel_ms,total_ms,gbps,verified,pct,run
+        # 05's own read-only kernel is not a variant; a wrong histogram is not drawn
+        if [ "${FIELDS[14]:-}" = coarsening-sweep ] && [ "${FIELDS[12]}" = yes ] &&
+            [ "${FIELDS[1]}" != read-bandwidth ]; then
+            printf '%s x %s threads\t%s\t%s\t%s\t%s\n' "${FIELDS[1]}" "${FIELDS[7]}" \
+                "${FIELDS[4]}" "${FIELDS[6]}" "${FIELDS[7]}" "${FIELDS[9]}"
+        fi
+    done | awk -F'\t' '!($1 in seen) { seen[$1] = 1; order[++count] = $1 }
+                     { points[$1] = points[$1] sprintf("%g\t%s\n", $2 / ($3 * $4), $5) }
+                     END { for (i = 1; i <= count; i++) printf "\"%s\"\t0\n%s\n\n", order[i], points[order[i]] }'
 }
 
 draw() { # draw SCRIPT DATA NAME TITLE [gnuplot settings]: renders NAME.png and NAME.svg
@@ -60,6 +79,9 @@ for csv in $csvs; do
     rows blocks "$csv" >"$tmp/blocks"
     draw blocks "$tmp/blocks" "$slug-blocks" \
         "Stage 03 with more blocks than the book's 2 per SM, $machine ($size uniform)"
+    coarsening "$csv" >"$tmp/coarsening"
+    draw coarsening "$tmp/coarsening" "$slug-coarsening" \
+        "Stage 05 with more or fewer bytes per thread (coarsening), $machine ($size uniform)"
 done
 # shellcheck disable=SC2086 # every CSV is an argument
 rows machines $csvs >"$tmp/machines"

@@ -3,8 +3,9 @@
  * row per stage and input for every stage of stages.txt that runs here (on a
  * small size), make demo has a line for every stage, every gnuplot script
  * renders a non-empty PNG from the fixture CSVs (four made-up machines), the
- * chart of every machine names them all, and the labels and the side-by-side
- * table follow stages.txt. Runs from plots/ (make -C plots test).
+ * chart of every machine names them all, the coarsening chart has a line per
+ * variant, and the labels and the side-by-side table follow stages.txt. Runs
+ * from plots/ (make -C plots test).
  */
 #include "harness.h"
 
@@ -197,7 +198,7 @@ static const char *const charts[] = {
     "fixture-gpu-bandwidth",      "fixture-gpu-blocks",         "fixture-gpu2-stages-uniform",
     "fixture-gpu2-contention",    "fixture-gpu2-bandwidth",     "fixture-gpu3-stages-uniform",
     "fixture-cpu-stages-uniform", "machines-uniform",           "histogram-text",
-    "histogram-chelsea",
+    "histogram-chelsea",          "fixture-gpu2-coarsening",
 };
 #define CHARTS ((int)(sizeof charts / sizeof charts[0]))
 
@@ -262,6 +263,22 @@ START_TEST(test_machines_chart_names_every_machine_and_every_row)
         snprintf(text, sizeof text, "<text>%s</text>", fixture_rows[r]);
         ck_assert_msg(strstr(svg, text) != NULL, "%s: no label %s", path, fixture_rows[r]);
     }
+    free(svg);
+}
+END_TEST
+
+/* 05's coarsening sweep (fixture-gpu2.csv): a line per variant, named with its
+ * block size, since bytes per thread depend on it; 05's own read-only kernel,
+ * which runs beside every variant, is no line of it. */
+START_TEST(test_coarsening_chart_has_a_line_per_variant)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/fixture-gpu2-coarsening.svg", figures);
+    char *svg = read_text(path);
+    ck_assert_msg(strstr(svg, "<text>book-occupancy x 256 threads</text>"), "%s: no book-occupancy",
+                  path);
+    ck_assert_msg(strstr(svg, "<text>unrolled x 1024 threads</text>"), "%s: no unrolled", path);
+    ck_assert_msg(strstr(svg, "read-bandwidth") == NULL, "%s: the read-only kernel is drawn", path);
     free(svg);
 }
 END_TEST
@@ -458,9 +475,10 @@ int main(void)
         tcase_add_loop_test(plots, test_every_chart_renders_a_png_and_an_svg, 0, CHARTS);
         tcase_add_test(plots, test_machines_chart_names_every_machine_and_every_row);
         tcase_add_test(plots, test_machines_chart_grows_with_the_machines);
+        tcase_add_test(plots, test_coarsening_chart_has_a_line_per_variant);
         drawn = true;
     } else {
-        skipped += CHARTS + 2;
+        skipped += CHARTS + 3;
     }
     suite_add_tcase(suite, plots);
 
