@@ -245,14 +245,14 @@ END_TEST
 /* ------------------------------------------------------- cited numbers -- */
 
 /* Whether value (text, as the file holds it) is one field of the results file
- * at path: a comma-separated field of a CSV, a blank-separated word of a
+ * at path: a comma-separated field of a CSV, a blank- or comma-separated word of a
  * recorded output (.txt). */
 static bool results_have_value(const char *path, const char *value)
 {
     char *text = read_text(path);
     if (!text)
         return false;
-    const char *separators = strstr(path, ".csv") ? ",\n" : " \t\n";
+    const char *separators = strstr(path, ".csv") ? ",\n" : " \t\n,";
     bool found = false;
     size_t len = strlen(value);
     for (const char *field = text; *field && !found;) {
