@@ -3,7 +3,7 @@
 
 # The stages, in order, from stages.txt: the one list (see its header).
 STAGES    := $(shell awk '!/^[ \t]*(\#|$$)/ { print $$1 }' stages.txt)
-TOOLS     := plots/read_bandwidth
+TOOLS     := plots/read_bandwidth plots/atomic_cost
 
 # Stages whose compiler or headers are missing are left out with a note
 # (common/can-build.sh), decided when they are built: after `make deps`.

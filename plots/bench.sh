@@ -178,6 +178,21 @@ while IFS='|' read -r run program options; do
 done <<<"$runs"
 mv "$tmp" "$csv"
 
+# What an atomic costs on this GPU (plots/atomic_cost), once, in a CSV of its
+# own columns: in results/atomic_cost/, since every results/*.csv is a machine's
+atomic_cost=plots/atomic_cost/atomic_cost atomic_csv=$out_dir/atomic_cost/$slug.csv
+echo "bench: $atomic_cost --reps $reps, into $atomic_csv" >&2
+if [ ! -x $atomic_cost ]; then
+    cannot_run[$atomic_cost]="not built"
+else
+    $atomic_cost --reps "$reps" --csv >"$tmp" 2>"$err"
+    case $? in
+    0) mkdir -p "${atomic_csv%/*}" && mv "$tmp" "$atomic_csv" ;;
+    77) cannot_run[$atomic_cost]=$(head -1 "$err") ;;
+    *) echo "    FAILED: $(head -1 "$err")" >&2 && failures=$((failures + 1)) ;;
+    esac
+fi
+
 # The histograms themselves, for the figures: the book's phrase (ten copies,
 # one bar per character) and the photograph's brightness.
 01_cpu/hist_cpu --data text --size 230 --reps 1 --bins 2>/dev/null |
