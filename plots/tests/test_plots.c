@@ -300,6 +300,31 @@ START_TEST(test_machines_chart_grows_with_the_machines)
 }
 END_TEST
 
+/* make profile writes results/profile-<machine>.csv beside make bench's CSVs:
+ * Nsight Compute's metrics, not a machine's runs, which the charts leave out. */
+START_TEST(test_plots_leave_out_make_profiles_csv)
+{
+    char dir[] = "/tmp/plots_profile_XXXXXX", command[2048];
+    ck_assert(mkdtemp(dir) != NULL);
+    const char *parse = "./profile.sh --parse tests/fixture/ncu/ncu-raw-two-kernels.txt";
+    snprintf(
+        command, sizeof command,
+        "mkdir %s/results && cp tests/fixture/fixture-gpu2.csv %s/results/ &&"
+        " { echo \"stage,impl,data,bytes,$(%s | head -1),gpu,driver,date\";"
+        " %s | sed '1d; s/^/05_privatized,cub,uniform,104857600,/; s/$/,Fixture GPU 2,1.0,x/'; }"
+        " > %s/results/profile-fixture-gpu-2.csv &&"
+        " PLOTS_RESULTS=%s/results PLOTS_OUT=%s/figures ./plots.sh > %s/log 2>&1",
+        dir, dir, parse, parse, dir, dir, dir, dir);
+    ck_assert_msg(shell(command) == 0, "plots.sh failed with a profile CSV: see %s/log", dir);
+    snprintf(command, sizeof command, "ls %s/figures | grep -q '^profile-'", dir);
+    ck_assert_msg(shell(command) != 0, "a chart was drawn from the profile CSV in %s", dir);
+    snprintf(command, sizeof command, "test -s %s/figures/fixture-gpu2-contention.png", dir);
+    ck_assert_int_eq(shell(command), 0);
+    snprintf(command, sizeof command, "rm -rf '%s'", dir);
+    shell(command);
+}
+END_TEST
+
 /* ----------------------------------------------------------------- rows -- */
 
 /* rows.awk's output for one chart of the fixture, with the given registry */
@@ -643,9 +668,10 @@ int main(void)
         tcase_add_loop_test(plots, test_every_chart_renders_a_png_and_an_svg, 0, CHARTS);
         tcase_add_test(plots, test_machines_chart_names_every_machine_and_every_row);
         tcase_add_test(plots, test_machines_chart_grows_with_the_machines);
+        tcase_add_test(plots, test_plots_leave_out_make_profiles_csv);
         drawn = true;
     } else {
-        skipped += CHARTS + 2;
+        skipped += CHARTS + 3;
     }
     suite_add_tcase(suite, plots);
 
