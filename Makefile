@@ -13,7 +13,7 @@ export CUDA_HOME NVCC
 # make test NO_DEPS=1 skips the package check (machines without apt or network)
 DEPS      := $(if $(NO_DEPS),,deps)
 
-.PHONY: all common demo test asan bench plots chapters deps help clean $(STAGES) $(TOOLS)
+.PHONY: all common demo test asan bench profile plots chapters deps help clean $(STAGES) $(TOOLS)
 
 all: $(STAGES) $(TOOLS)
 
@@ -33,6 +33,10 @@ test: $(DEPS) all
 # BENCH_SIZE, BENCH_REPS, BENCH_SWEEPS, BENCH_OUT: see plots/bench.sh
 bench: $(DEPS) all
 	@plots/bench.sh
+
+# PROFILE_SIZE, PROFILE_DATA, PROFILE_OUT, NCU: see plots/profile.sh (77: cannot run here)
+profile: $(DEPS) all
+	@plots/profile.sh
 
 plots: $(DEPS)
 	@plots/plots.sh
@@ -55,6 +59,7 @@ help:
 	@echo "make test       run every Check suite; GPU checks skip visibly without a GPU"
 	@echo "make bench      run every stage on every input, with sweeps; one CSV per machine"
 	@echo "                in plots/results/ (BENCH_SIZE=1M BENCH_SWEEPS=no: a quick one)"
+	@echo "make profile    Nsight Compute on every GPU stage and variant: plots/results/profile-*.csv"
 	@echo "make plots      draw plots/figures/*.png and .svg from every CSV in plots/results/"
 	@echo "make chapters   run every command the chapters show, as written, and compare"
 	@echo "                the recorded outputs made on this machine with a new run"

@@ -59,7 +59,8 @@ draw() { # draw SCRIPT DATA NAME TITLE [gnuplot settings]: renders NAME.png and 
     echo "plots: $out/$name.png"
 }
 
-csvs=$(ls "$results"/*.csv 2>/dev/null || true)
+# make bench's CSVs; make profile's profile-*.csv beside them hold Nsight Compute's metrics
+csvs=$(ls "$results"/*.csv 2>/dev/null | grep -v '/profile-[^/]*\.csv$' || true)
 [ -n "$csvs" ] || { echo "plots: no CSV in $results: run make bench first"; exit 1; }
 for csv in $csvs; do
     slug=$(basename "$csv" .csv)

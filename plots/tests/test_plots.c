@@ -4,7 +4,9 @@
  * small size), make demo has a line for every stage, every gnuplot script
  * renders a non-empty PNG from the fixture CSVs (four made-up machines), the
  * chart of every machine names them all, the coarsening chart has a line per
- * variant, and the labels and the side-by-side table follow stages.txt. Runs
+ * variant, and the labels and the side-by-side table follow stages.txt. make
+ * profile says why it cannot run where there is no ncu or no GPU, and its
+ * parser turns recorded Nsight Compute output into the documented rows. Runs
  * from plots/ (make -C plots test).
  */
 #include "harness.h"
@@ -17,7 +19,7 @@
 
 #define BENCH_COLUMNS CSV_HEADER ",pct_of_read_bw,run,date,host_cpu,gpu,driver,cuda"
 
-static int skipped;
+static int skipped, skipped_here;
 
 static int shell(const char *command)
 {
@@ -60,7 +62,7 @@ static char *read_text(const char *path)
 /* The stages, as stages.txt (the one list) names them: a line per stage,
  * "folder program runs-on shows runs...", '#' comments and blank lines aside. */
 struct listed_stage {
-    char folder[64], program[192];
+    char folder[64], program[192], runs_on[16];
 };
 static struct listed_stage listed[32];
 static int listed_count;
@@ -77,15 +79,16 @@ static void read_stages_txt(void)
         const char *start = line + strspn(line, " \t");
         if (*start == '#' || *start == '\n' || *start == '\0')
             continue;
-        char folder[64], program[64];
+        char folder[64], program[64], runs_on[16];
         if (listed_count == (int)(sizeof listed / sizeof listed[0]) ||
-            sscanf(start, "%63s %63s", folder, program) != 2) {
+            sscanf(start, "%63s %63s %15s", folder, program, runs_on) != 3) {
             fprintf(stderr, "../stages.txt: cannot read: %s", line);
             exit(EXIT_FAILED);
         }
         struct listed_stage *stage = &listed[listed_count++];
         snprintf(stage->folder, sizeof stage->folder, "%s", folder);
         snprintf(stage->program, sizeof stage->program, "../%s/%s", folder, program);
+        snprintf(stage->runs_on, sizeof stage->runs_on, "%s", runs_on);
     }
     fclose(registry);
 }
@@ -314,6 +317,31 @@ START_TEST(test_machines_chart_grows_with_the_machines)
 }
 END_TEST
 
+/* make profile writes results/profile-<machine>.csv beside make bench's CSVs:
+ * Nsight Compute's metrics, not a machine's runs, which the charts leave out. */
+START_TEST(test_plots_leave_out_make_profiles_csv)
+{
+    char dir[] = "/tmp/plots_profile_XXXXXX", command[2048];
+    ck_assert(mkdtemp(dir) != NULL);
+    const char *parse = "./profile.sh --parse tests/fixture/ncu/ncu-raw-two-kernels.txt";
+    snprintf(
+        command, sizeof command,
+        "mkdir %s/results && cp tests/fixture/fixture-gpu2.csv %s/results/ &&"
+        " { echo \"stage,impl,data,bytes,$(%s | head -1),gpu,driver,date\";"
+        " %s | sed '1d; s/^/05_privatized,cub,uniform,104857600,/; s/$/,Fixture GPU 2,1.0,x/'; }"
+        " > %s/results/profile-fixture-gpu-2.csv &&"
+        " PLOTS_RESULTS=%s/results PLOTS_OUT=%s/figures ./plots.sh > %s/log 2>&1",
+        dir, dir, parse, parse, dir, dir, dir, dir);
+    ck_assert_msg(shell(command) == 0, "plots.sh failed with a profile CSV: see %s/log", dir);
+    snprintf(command, sizeof command, "ls %s/figures | grep -q '^profile-'", dir);
+    ck_assert_msg(shell(command) != 0, "a chart was drawn from the profile CSV in %s", dir);
+    snprintf(command, sizeof command, "test -s %s/figures/fixture-gpu2-contention.png", dir);
+    ck_assert_int_eq(shell(command), 0);
+    snprintf(command, sizeof command, "rm -rf '%s'", dir);
+    shell(command);
+}
+END_TEST
+
 /* ----------------------------------------------------------------- rows -- */
 
 /* rows.awk's output for one chart of the fixture, with the given registry */
@@ -435,6 +463,168 @@ START_TEST(test_plots_without_gnuplot_say_so_and_keep_the_csvs)
 }
 END_TEST
 
+/* -------------------------------------------------------------- profile -- */
+
+/* What a command did: its exit status, its whole stdout and stderr (to free). */
+struct ran {
+    int status;
+    char *out, *err;
+};
+
+static struct ran run_command(const char *command)
+{
+    char dir[] = "/tmp/plots_run_XXXXXX", line[4096], path[64];
+    ck_assert(mkdtemp(dir) != NULL);
+    snprintf(line, sizeof line, "%s >%s/out 2>%s/err", command, dir, dir);
+    struct ran r = {.status = shell(line)};
+    snprintf(path, sizeof path, "%s/out", dir);
+    r.out = read_text(path);
+    snprintf(path, sizeof path, "%s/err", dir);
+    r.err = read_text(path);
+    snprintf(line, sizeof line, "rm -rf '%s'", dir);
+    shell(line);
+    return r;
+}
+
+static void free_ran(struct ran *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+/* true when text is one line, ending in a newline */
+static bool one_line(const char *text)
+{
+    const char *end = strchr(text, '\n');
+    return end && end != text && end[1] == '\0';
+}
+
+/* profile.sh with these knobs, writing into a new folder: it must exit with
+ * status, say why in one line on stderr that holds every word of says, and
+ * leave no CSV behind. */
+static void profile_refuses(const char *knobs, int status, const char *const says[])
+{
+    char dir[] = "/tmp/profile_test_XXXXXX", command[512];
+    ck_assert(mkdtemp(dir) != NULL);
+    snprintf(command, sizeof command, "%s PROFILE_OUT=%s/results ./profile.sh", knobs, dir);
+    struct ran r = run_command(command);
+    ck_assert_msg(r.status == status, "%s: exit %d, not %d:\n%s", command, r.status, status, r.err);
+    ck_assert_msg(one_line(r.err), "%s: not one line:\n%s", command, r.err);
+    for (int i = 0; says[i]; i++)
+        ck_assert_msg(strstr(r.err, says[i]), "%s: no '%s' in: %s", command, says[i], r.err);
+    snprintf(command, sizeof command, "ls %s/results/*.csv >/dev/null 2>&1", dir);
+    ck_assert_msg(shell(command) != 0, "a CSV was written into %s/results", dir);
+    free_ran(&r);
+    snprintf(command, sizeof command, "rm -rf '%s'", dir);
+    shell(command);
+}
+
+START_TEST(test_profile_without_ncu_says_so_in_one_line_and_exits_77)
+{
+    const char *const says[] = {"profile: cannot run here: ", "ncu", "NCU=/nonexistent/ncu", NULL};
+    profile_refuses("NCU=/nonexistent/ncu", 77, says);
+}
+END_TEST
+
+/* Only where no GPU stage can run: where one can, profile.sh would profile. */
+START_TEST(test_profile_on_this_machine_cannot_run_and_exits_77)
+{
+    const char *const says[] = {"profile: cannot run here: ", NULL};
+    profile_refuses("", 77, says);
+}
+END_TEST
+
+START_TEST(test_profile_with_ncu_but_no_gpu_says_so_and_exits_77)
+{
+    /* an ncu that does nothing: the first GPU stage then says there is no device */
+    const char *const says[] = {"profile: cannot run here: ", "no CUDA device", NULL};
+    profile_refuses("NCU=/bin/true", 77, says);
+}
+END_TEST
+
+START_TEST(test_profile_refuses_an_unknown_input_with_exit_2)
+{
+    const char *const says[] = {"PROFILE_DATA", "'photos'", NULL};
+    profile_refuses("NCU=/bin/true PROFILE_DATA='uniform photos'", 2, says);
+    const char *const size_says[] = {"PROFILE_SIZE", "'lots'", NULL};
+    profile_refuses("NCU=/bin/true PROFILE_SIZE=lots", 2, size_says);
+}
+END_TEST
+
+START_TEST(test_profile_parses_ncu_raw_csv_into_one_row_per_kernel)
+{
+    /* tests/fixture/ncu/: CUB's two kernels as ncu --csv --page raw prints
+     * them (quoted, a units row, 1,234 numbers, .avg beside .sum): ns become
+     * ms, the L2 atomic and reduction rates add up, and each row names its
+     * largest stall reason (no_instruction for one kernel, long_scoreboard
+     * for the other) */
+    struct ran r = run_command("./profile.sh --parse tests/fixture/ncu/ncu-raw-two-kernels.txt");
+    ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+    ck_assert_str_eq(r.err, "");
+    char *expected = read_text("tests/fixture/ncu/expected-rows.csv");
+    ck_assert_str_eq(r.out, expected);
+    ck_assert_msg(strstr(expected, "DeviceHistogramInitKernel,1,256,0.0026,0.03,0,0,11.92,"
+                                   "no_instruction,34.53,0,0\n"),
+                  "expected-rows.csv was changed: %s", expected);
+    ck_assert_msg(strstr(expected, "DeviceHistogramSweepKernel,264,768,0.0629,50.85,7444528,"
+                                   "10721332,65.15,long_scoreboard,12.48,50330452,52059036604\n"),
+                  "expected-rows.csv was changed: %s", expected);
+    free(expected);
+    free_ran(&r);
+}
+END_TEST
+
+START_TEST(test_profile_parse_names_a_missing_metric_and_fails)
+{
+    struct ran r = run_command("./profile.sh --parse tests/fixture/ncu/ncu-raw-metric-missing.txt");
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_msg(one_line(r.err), "not one line: %s", r.err);
+    ck_assert_msg(strstr(r.err, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum"),
+                  "the missing metric is not named: %s", r.err);
+    ck_assert_msg(strstr(r.out, "DeviceHistogram") == NULL, "rows were printed: %s", r.out);
+    free_ran(&r);
+}
+END_TEST
+
+START_TEST(test_profile_parse_without_counters_cannot_run_here)
+{
+    struct ran r =
+        run_command("./profile.sh --parse tests/fixture/ncu/ncu-counters-not-permitted.txt");
+    ck_assert_int_eq(r.status, 77);
+    ck_assert_msg(one_line(r.err) && strstr(r.err, "profile: cannot run here: ") &&
+                      strstr(r.err, "ERR_NVGPUCTRPERM"),
+                  "%s", r.err);
+    ck_assert_str_eq(r.out, "");
+    free_ran(&r);
+}
+END_TEST
+
+/* plots/README.md names every metric profile.sh collects (a stall reason by
+ * its name, `long_scoreboard`), so that a metric added is also explained. */
+START_TEST(test_every_profiled_metric_is_explained_in_the_readme)
+{
+    char *readme = read_text("README.md");
+    char *metrics = output_of("./profile.sh --metrics");
+    int count = 0;
+    for (char *metric = strtok(metrics, "\n"); metric; metric = strtok(NULL, "\n"), count++) {
+        const char *stalled = "smsp__average_warps_issue_stalled_",
+                   *per = "_per_issue_active.ratio";
+        char reason[128];
+        if (strncmp(metric, stalled, strlen(stalled)) == 0 && strstr(metric, per)) {
+            snprintf(reason, sizeof reason, "`%.*s`",
+                     (int)(strstr(metric, per) - metric - strlen(stalled)),
+                     metric + strlen(stalled));
+            ck_assert_msg(strstr(readme, reason), "README.md does not explain %s", reason);
+        } else {
+            ck_assert_msg(strstr(readme, metric), "README.md does not explain %s", metric);
+        }
+    }
+    ck_assert_int_gt(count, 10);
+    free(metrics);
+    free(readme);
+}
+END_TEST
+
 int main(void)
 {
     read_stages_txt();
@@ -462,6 +652,26 @@ int main(void)
     tcase_add_test(rows, test_sync_docs_fills_a_machines_marker_and_keeps_the_rest);
     suite_add_tcase(suite, rows);
 
+    TCase *profile = tcase_create("profile");
+    tcase_set_timeout(profile, 120);
+    tcase_add_test(profile, test_profile_without_ncu_says_so_in_one_line_and_exits_77);
+    tcase_add_test(profile, test_profile_refuses_an_unknown_input_with_exit_2);
+    tcase_add_test(profile, test_profile_parses_ncu_raw_csv_into_one_row_per_kernel);
+    tcase_add_test(profile, test_profile_parse_names_a_missing_metric_and_fails);
+    tcase_add_test(profile, test_profile_parse_without_counters_cannot_run_here);
+    tcase_add_test(profile, test_every_profiled_metric_is_explained_in_the_readme);
+    bool gpu_here = false;
+    for (int p = 0; p < listed_count; p++)
+        if (strcmp(listed[p].runs_on, "cuda") == 0 && runs_here(listed[p].program))
+            gpu_here = true;
+    if (gpu_here) {
+        skipped_here += 2; /* profile.sh would profile for real: make profile does that */
+    } else {
+        tcase_add_test(profile, test_profile_on_this_machine_cannot_run_and_exits_77);
+        tcase_add_test(profile, test_profile_with_ncu_but_no_gpu_says_so_and_exits_77);
+    }
+    suite_add_tcase(suite, profile);
+
     TCase *plots = tcase_create("plots");
     tcase_set_timeout(plots, 60);
     tcase_add_test(plots, test_plots_without_gnuplot_say_so_and_keep_the_csvs);
@@ -476,9 +686,10 @@ int main(void)
         tcase_add_test(plots, test_machines_chart_names_every_machine_and_every_row);
         tcase_add_test(plots, test_machines_chart_grows_with_the_machines);
         tcase_add_test(plots, test_coarsening_chart_has_a_line_per_variant);
+        tcase_add_test(plots, test_plots_leave_out_make_profiles_csv);
         drawn = true;
     } else {
-        skipped += CHARTS + 3;
+        skipped += CHARTS + 4;
     }
     suite_add_tcase(suite, plots);
 
@@ -491,7 +702,10 @@ int main(void)
         snprintf(command, sizeof command, "rm -rf '%s'", figures);
         shell(command);
     }
-    if (skipped)
-        printf("SKIPPED: %d checks of plots: gnuplot is not installed\n", skipped);
+    if (skipped || skipped_here)
+        printf("SKIPPED: %d checks of plots:%s%s\n", skipped + skipped_here,
+               skipped ? " gnuplot is not installed;" : "",
+               skipped_here ? " a GPU is here, where profile.sh without a GPU cannot be tried"
+                            : "");
     return failed ? EXIT_FAILED : EXIT_OK;
 }
