@@ -1,17 +1,21 @@
 /*
  * 06_streams - the whole trip: bytes in host memory to bins back on the host.
  * Every stage so far spends far more time copying the input to the GPU than
- * counting it (the book's chapter 10 is about this). Three ways, against the
+ * counting it (the book's chapter 10 is about this). Seven ways, against the
  * floor, a plain copy of the same bytes from page-locked memory:
  *
- *   pageable   the book's way: cudaMemcpy from malloc'd memory, which the
- *              driver must first stage through a page-locked buffer of its own
- *   pinned     the same copy from page-locked memory (cudaHostAlloc): the GPU's
- *              copy engine reads it directly
- *   streams    page-locked, cut into chunks over several streams: while chunk
- *              k is counted, chunk k + 1 is on its way
+ *   pageable        the book's way: cudaMemcpy from malloc'd memory, which the
+ *                   driver must first stage through a page-locked buffer of its own
+ *   pinned          the same copy from page-locked memory (cudaHostAlloc) where the
+ *                   input was produced: the GPU's copy engine reads it directly
+ *   streams         that page-locked input, cut into chunks over several streams:
+ *                   while chunk k is counted, chunk k + 1 is on its way
+ *   pinned-staged   from malloc'd memory: memcpy into a page-locked buffer, then pinned
+ *   alloc-staged    the same, allocating and freeing that buffer inside the clock
+ *   registered      page-lock the malloc'd buffer itself (cudaHostRegister), then pinned
+ *   streams-staged  streams, the CPU staging chunk k + 1 while chunk k is copied
  *
- *   ./hist_gpu_streams                  all three and the copy, side by side
+ *   ./hist_gpu_streams                  every way and the copy, side by side
  *   ./hist_gpu_streams --variant streams --blocks 16   (--blocks: the number of chunks)
  *
  * The counting is CUB's (stage 05's baseline): here the kernel is a small part
@@ -32,7 +36,8 @@
 /* Everything made once: device buffers, per-chunk bins and CUB's scratch space. */
 struct trip {
     const struct input *in;
-    unsigned char *pinned; /* the same input, in page-locked memory */
+    unsigned char *pinned;  /* the input, as if produced in page-locked memory */
+    unsigned char *staging; /* page-locked, filled only inside the clock (the staged ways) */
     unsigned char *dev_buffer;
     unsigned int *dev_bins;  /* chunks x BINS */
     unsigned int *host_bins; /* chunks x BINS, page-locked: the copies back can overlap too */
@@ -92,6 +97,8 @@ static double pageable_once(void *context)
     return whole(t, t->in->buffer);
 }
 
+/* The input was produced directly in page-locked memory (make_trip put it
+ * there before any clock): no cost of pinning is counted here. */
 static double pinned_once(void *context)
 {
     struct trip *t = (struct trip *)context;
@@ -101,7 +108,8 @@ static double pinned_once(void *context)
 /* Chunk c goes to stream c % STREAMS: its copy, its histogram and its bins
  * back queue up in order there, while the other streams' copies and kernels
  * run beside them. The copy engine moves one chunk at a time, so the kernels
- * hide behind the copies, and only the last chunk's count is left over. */
+ * hide behind the copies, and only the last chunk's count is left over.
+ * Like pinned, it starts from the input already in page-locked memory. */
 static double streams_once(void *context)
 {
     struct trip *t = (struct trip *)context;
@@ -112,6 +120,79 @@ static double streams_once(void *context)
         size_t count = size - offset < per_chunk ? size - offset : per_chunk;
         cudaStream_t s = t->streams[c % STREAMS];
         HANDLE_ERROR(cudaMemcpyAsync(t->dev_buffer + offset, t->pinned + offset, count,
+                                     cudaMemcpyHostToDevice, s));
+        count_chunk(t, offset, count, c, c % STREAMS);
+        HANDLE_ERROR(cudaMemcpyAsync(t->host_bins + c * BINS, t->dev_bins + c * BINS,
+                                     BINS * sizeof(unsigned int), cudaMemcpyDeviceToHost, s));
+    }
+    HANDLE_ERROR(cudaDeviceSynchronize());
+    double ms = now_ms() - start;
+    add_chunks(t);
+    return ms;
+}
+
+/* The other four start from the user's malloc'd buffer, as pageable does.
+ * pinned-staged: the CPU copies it into a page-locked buffer made once
+ * beforehand, then the trip goes on as pinned. */
+static double pinned_staged_once(void *context)
+{
+    struct trip *t = (struct trip *)context;
+    double start = now_ms();
+    memcpy(t->staging, t->in->buffer, t->in->size);
+    double staging_ms = now_ms() - start;
+    return staging_ms + whole(t, t->staging);
+}
+
+/* alloc-staged: the same with a new page-locked buffer for every input, so
+ * that allocating and freeing it, slow themselves, are timed too. */
+static double alloc_staged_once(void *context)
+{
+    struct trip *t = (struct trip *)context;
+    unsigned char *staging;
+    double start = now_ms();
+    HANDLE_ERROR(cudaMallocHost((void **)&staging, t->in->size ? t->in->size : 1));
+    memcpy(staging, t->in->buffer, t->in->size);
+    whole(t, staging); /* its clock runs inside this one */
+    HANDLE_ERROR(cudaFreeHost(staging));
+    return now_ms() - start;
+}
+
+/* registered: page-lock the user's own buffer, and make it pageable again
+ * after, both inside the clock. From the CUDA Runtime API's cudaHostRegister:
+ * the range joins cudaHostAlloc's, which cudaMemcpy copies directly (no flag
+ * needed for that); no alignment is asked for (CUDA 4.0 wanted ptr and size in
+ * whole 4 KB pages, which malloc's are not), so the buffer goes in as it is;
+ * and since pinned pages are lost to the rest of the system, it is "best used
+ * sparingly". An empty input has nothing to pin. */
+static double registered_once(void *context)
+{
+    struct trip *t = (struct trip *)context;
+    unsigned char *buffer = t->in->buffer;
+    size_t size = t->in->size;
+    double start = now_ms();
+    if (size)
+        HANDLE_ERROR(cudaHostRegister(buffer, size, cudaHostRegisterDefault));
+    whole(t, buffer); /* the driver knows the range is page-locked now: a direct copy */
+    if (size)
+        HANDLE_ERROR(cudaHostUnregister(buffer));
+    return now_ms() - start;
+}
+
+/* streams-staged: streams from the user's buffer. The CPU copies chunk c into
+ * the staging buffer, then queues its copy to the GPU, which returns at once:
+ * so it stages chunk c + 1 while the copy engine moves chunk c. (A real
+ * pipeline reuses a few chunk-sized buffers; one the input's size never waits.) */
+static double streams_staged_once(void *context)
+{
+    struct trip *t = (struct trip *)context;
+    size_t size = t->in->size, per_chunk = (size + t->chunks - 1) / t->chunks;
+    double start = now_ms();
+    for (int c = 0; c < t->chunks; c++) {
+        size_t offset = c * per_chunk < size ? c * per_chunk : size;
+        size_t count = size - offset < per_chunk ? size - offset : per_chunk;
+        cudaStream_t s = t->streams[c % STREAMS];
+        memcpy(t->staging + offset, t->in->buffer + offset, count);
+        HANDLE_ERROR(cudaMemcpyAsync(t->dev_buffer + offset, t->staging + offset, count,
                                      cudaMemcpyHostToDevice, s));
         count_chunk(t, offset, count, c, c % STREAMS);
         HANDLE_ERROR(cudaMemcpyAsync(t->host_bins + c * BINS, t->dev_bins + c * BINS,
@@ -150,8 +231,9 @@ static void check_copy(const struct trip *t)
     free(back);
 }
 
-/* The histogram alone, the input already on the GPU, timed by events: the
- * same in every row, so that the rest of each row's time is copying. */
+/* The histogram alone, the input already on the GPU (make_trip put it there),
+ * timed by events: the same in every row, so that the rest of each row's time
+ * is copying. */
 static double kernel_once(void *context)
 {
     struct trip *t = (struct trip *)context;
@@ -180,6 +262,9 @@ static void make_trip(struct trip *t, const struct input *in, int chunks)
     HANDLE_ERROR(cudaMalloc((void **)&t->dev_bins, chunks * BINS * sizeof(unsigned int)));
     HANDLE_ERROR(cudaHostAlloc((void **)&t->host_bins, chunks * BINS * sizeof(unsigned int),
                                cudaHostAllocDefault));
+    HANDLE_ERROR(cudaMallocHost((void **)&t->staging, size));
+    /* kernel_once counts whatever dev_buffer holds: let that be the input. */
+    HANDLE_ERROR(cudaMemcpy(t->dev_buffer, t->pinned, in->size, cudaMemcpyHostToDevice));
     /* Scratch for the hungriest call (the whole input, or a chunk), one per
      * stream, since chunks on different streams run at the same time. */
     size_t per_chunk = (in->size + chunks - 1) / chunks, last = in->size - (chunks - 1) * per_chunk;
@@ -203,12 +288,19 @@ static void free_trip(struct trip *t)
         HANDLE_ERROR(cudaStreamDestroy(t->streams[s]));
     }
     HANDLE_ERROR(cudaFreeHost(t->pinned));
+    HANDLE_ERROR(cudaFreeHost(t->staging));
     HANDLE_ERROR(cudaFreeHost(t->host_bins));
     HANDLE_ERROR(cudaFree(t->dev_buffer));
     HANDLE_ERROR(cudaFree(t->dev_bins));
 }
 
-static const char *const variant_names[] = {"all", "pageable", "pinned", "streams", NULL};
+static const char *const variant_names[] = {"all",        "pageable",       "pinned",
+                                            "streams",    "pinned-staged",  "alloc-staged",
+                                            "registered", "streams-staged", NULL};
+static const timed_run ways[] = {pageable_once,      pinned_once,       streams_once,
+                                 pinned_staged_once, alloc_staged_once, registered_once,
+                                 streams_staged_once};
+#define WAYS ((int)(sizeof ways / sizeof ways[0]))
 
 int main(int argc, char **argv)
 {
@@ -232,27 +324,32 @@ int main(int argc, char **argv)
     struct trip trip = {0};
     make_trip(&trip, &in, chunks);
     double kernel_ms = median_ms(kernel_once, &trip, opt.reps);
+    unsigned int kernel_histo[BINS]; /* what the last kernel-only run counted */
+    HANDLE_ERROR(
+        cudaMemcpy(kernel_histo, trip.dev_bins, sizeof kernel_histo, cudaMemcpyDeviceToHost));
 
-    unsigned int histos[3][BINS];
-    struct result results[4];
+    unsigned int histos[WAYS][BINS];
+    struct result results[WAYS + 1];
     int count = 0;
     results[count++] = {.impl = "pinned-copy", /* the floor: no histogram */
                         .device = gpu.name,
                         .total_ms = median_ms(copy_once, &trip, opt.reps)};
     check_copy(&trip);
-    timed_run methods[] = {pageable_once, pinned_once, streams_once};
-    for (int m = 0; m < 3; m++) {
+    for (int m = 0; m < WAYS; m++) {
         if (opt.variant != 0 && opt.variant != m + 1)
             continue;
-        double total_ms = median_ms(methods[m], &trip, opt.reps);
+        double total_ms = median_ms(ways[m], &trip, opt.reps);
+        bool chunked = ways[m] == streams_once || ways[m] == streams_staged_once;
         memcpy(histos[m], trip.histo, sizeof trip.histo);
         results[count++] = {.impl = variant_names[m + 1],
                             .device = gpu.name,
-                            .blocks = m == 2 ? chunks : 1, /* chunks */
+                            .blocks = chunked ? chunks : 1, /* chunks */
                             .kernel_ms = kernel_ms,
                             .total_ms = total_ms,
                             .histo = histos[m]};
     }
+    if (count > 1) /* the kernel-only result is verified once, with the first row */
+        results[1].kernel_histo = kernel_histo;
     int status = report_results(&stage, &opt, &in, results, count);
     free_trip(&trip);
     free_input(&in);

@@ -1,7 +1,11 @@
 /*
- * test_hist_gpu_streams.c - every way of 06_streams (pageable, pinned,
- * streams with any number of chunks) brings back the reference histogram, on
- * every size and data kind and past 2 GiB. Skipped without a CUDA device.
+ * test_hist_gpu_streams.c - every way of 06_streams brings back the reference
+ * histogram: from page-locked memory (pinned, streams with any number of
+ * chunks) and from the user's malloc'd buffer (pageable, pinned-staged,
+ * alloc-staged, registered, streams-staged), on sizes around the chunks' and
+ * a page's edges, with every data kind, and past 2 GiB. Each way runs alone,
+ * so that a staging buffer holds only what that way's own copies put there.
+ * Skipped without a CUDA device.
  */
 #include "stage_checks.h"
 
@@ -12,15 +16,63 @@ static const char *const ways[] = {"--variant pageable",
                                    "--variant streams",
                                    "--variant streams --blocks 1",
                                    "--variant streams --blocks 3",
-                                   "--variant streams --blocks 1024"};
-static const size_t sizes[] = {0, 1, 17, 1000, 1000003};
-#define WAYS  6
-#define SIZES 5
+                                   "--variant streams --blocks 1024",
+                                   "--variant pinned-staged",
+                                   "--variant alloc-staged",
+                                   "--variant registered",
+                                   "--variant streams-staged",
+                                   "--variant streams-staged --blocks 1",
+                                   "--variant streams-staged --blocks 3",
+                                   "--variant streams-staged --blocks 1024"};
+/* 0: nothing to copy or pin; 1, 9, 17: 8 chunks with empty ones at the end
+ * (9: four of 2 bytes, one of 1, three empty); 1000: 1024 chunks of 1 byte or
+ * none; 4097: one byte into a second page; 1000003: a prime, and a buffer that
+ * malloc maps on its own. */
+static const size_t sizes[] = {0, 1, 9, 17, 1000, 4097, 1000003};
+#define WAYS  ((int)(sizeof ways / sizeof ways[0]))
+#define SIZES ((int)(sizeof sizes / sizeof sizes[0]))
 
 START_TEST(test_every_way_matches_reference)
 {
     int way = _i % WAYS, kind = _i / WAYS % 4, size = _i / WAYS / 4;
     check_matches_reference(sizes[size], (enum data_kind)kind, 600 + (uint64_t)_i, ways[way]);
+}
+END_TEST
+
+/* The ways that start from the user's buffer index it, the staging buffer and
+ * the chunks with size_t: past 2 GiB, alone (the matrix runs them all at once). */
+static const char *const ways_from_malloc[] = {"--variant pinned-staged", "--variant alloc-staged",
+                                               "--variant registered", "--variant streams-staged"};
+#define WAYS_FROM_MALLOC ((int)(sizeof ways_from_malloc / sizeof ways_from_malloc[0]))
+
+START_TEST(test_ways_from_malloc_index_past_2_gib)
+{
+    check_matches_reference(((size_t)1 << 31) + 5, DATA_UNIFORM, 9, ways_from_malloc[_i]);
+}
+END_TEST
+
+/* cudaHostRegister gets the input's buffer as malloc returned it, which is not
+ * on a page boundary: glibc's 16-byte header comes first, so a buffer mapped on
+ * its own starts 16 bytes into a page, and one from the heap wherever there is
+ * room; the sizes are a byte, a page, a byte either side of one, and 64 KiB + 1.
+ * CUDA 4.0 refused such ranges; the program must not. */
+START_TEST(test_registered_takes_buffers_that_are_not_page_aligned)
+{
+    const size_t unaligned[] = {1, 4095, 4096, 4097, 65537};
+    for (int i = 0; i < 5; i++)
+        check_matches_reference(unaligned[i], DATA_SKEWED, 40 + (uint64_t)i,
+                                "--variant registered");
+}
+END_TEST
+
+/* A zero-byte range cannot be registered; an empty input has nothing to pin. */
+START_TEST(test_registered_pins_nothing_for_an_empty_input)
+{
+    struct stage_output o;
+    run_stage("--size 0 --reps 2 --variant registered", &o);
+    ck_assert_msg(o.exit_status == 0, "exit %d: %s", o.exit_status, o.err);
+    ck_assert_msg(o.has_sum && o.sum == 0, "sum: %s", o.out);
+    ck_assert(o.says_verified);
 }
 END_TEST
 
@@ -39,10 +91,14 @@ int main(int argc, char **argv)
     Suite *suite = suite_create("06_streams");
     int usage_checks = 0, output_checks = 0, matrix_checks = 0;
     suite_add_tcase(suite, usage_tcase(true, &usage_checks));
-    add_if_runnable(suite, output_tcase(&output_checks), output_checks);
+    TCase *output_tc = output_tcase(&output_checks); /* before add_if_runnable reads the count */
+    add_if_runnable(suite, output_tc, output_checks);
     TCase *ways_tc = matrix_tcase(&matrix_checks);
     tcase_add_loop_test(ways_tc, test_every_way_matches_reference, 0, WAYS * 4 * SIZES);
+    tcase_add_loop_test(ways_tc, test_ways_from_malloc_index_past_2_gib, 0, WAYS_FROM_MALLOC);
+    tcase_add_test(ways_tc, test_registered_takes_buffers_that_are_not_page_aligned);
+    tcase_add_test(ways_tc, test_registered_pins_nothing_for_an_empty_input);
     tcase_add_test(ways_tc, test_threads_are_refused_since_cub_launches);
-    add_if_runnable(suite, ways_tc, matrix_checks + WAYS * 4 * SIZES + 1);
+    add_if_runnable(suite, ways_tc, matrix_checks + WAYS * 4 * SIZES + WAYS_FROM_MALLOC + 3);
     return run_suite(suite);
 }
