@@ -4,7 +4,9 @@
 # and writes one CSV for this machine into plots/results/, named after its GPU
 # (or its CPU where there is none). Every GPU row also gets the GPU's measured
 # streaming-read time for the same number of bytes (plots/read_bandwidth), so
-# that its speed can be shown as a percentage of what the memory allows.
+# that its speed can be shown as a percentage of what the memory allows;
+# read_bandwidth's rated-peak rows (the memory's rated speed) are kept as
+# they are, for the tables' second percentage.
 #
 # Knobs, from the environment or make's command line:
 #   BENCH_SIZE   bytes of generated input (default 100M, the book's)
@@ -167,8 +169,10 @@ while IFS='|' read -r run program options; do
         split_csv "$row" # stage,impl,device,data,bytes,seed,blocks,threads,reps,kernel_ms,...
         bytes=${FIELDS[4]} kernel_ms=${FIELDS[9]}
         pct=""
-        if [ "${FIELDS[1]}" = read-bandwidth ] && [[ $program == */read_bandwidth ]]; then
-            read_ms[$bytes]=$kernel_ms
+        if [[ $program == */read_bandwidth ]]; then
+            # the yardsticks get no %: the read is every GPU row's 100%; the
+            # rated peak (its second row) is rows.awk's to compare with
+            [ "${FIELDS[1]}" = read-bandwidth ] && read_ms[$bytes]=$kernel_ms
         elif [ "${FIELDS[2]}" = "$gpu" ] && [ -n "${read_ms[$bytes]:-}" ] &&
             awk -v k="$kernel_ms" 'BEGIN { exit !(k > 0) }'; then
             pct=$(awk -v r="${read_ms[$bytes]}" -v k="$kernel_ms" 'BEGIN { printf "%.2f", 100 * r / k }')

@@ -6,6 +6,9 @@
 # stages.txt from the repository root, where every caller runs): its runs-on
 # column says which stages run threads on a CPU, which on any OpenCL device,
 # and its shows column which stages are about the whole trip, not the kernel.
+# The table (chart=table) shows only the stages named in -v stages="05_privatized
+# 06_streams" where that is set, with read_bandwidth's rows, the yardsticks,
+# when any of theirs ran on the GPU.
 
 BEGIN {
     if (registry == "") registry = "stages.txt"
@@ -19,6 +22,14 @@ BEGIN {
     if (status < 0) { print "rows.awk: cannot read " registry > "/dev/stderr"; broken = 1; exit 2 }
     close(registry)
     position["read_bandwidth"] = 0             # the floor, before every stage
+    wanted_count = split(stages, wanted_list, " ")
+    for (i = 1; i <= wanted_count; i++) {
+        if (!(wanted_list[i] in position)) {
+            print "rows.awk: " wanted_list[i] " is not a stage of " registry > "/dev/stderr"
+            broken = 1; exit 2
+        }
+        wanted[wanted_list[i]] = 1
+    }
 }
 
 # Splits one CSV line, with RFC 4180 quoting, into f[1..n].
@@ -45,8 +56,19 @@ function variant(    name) {
         name = name (chart ~ /^machines/ ? " on every core" : " x" r["threads"] " threads")
     if (runs_on[r["stage"]] == "opencl")
         name = name " on " (r["device"] == r["gpu"] ? "GPU" : "CPU")
-    if (with_launch && r["blocks"] > 0) return name " " r["blocks"] "x" r["threads"]
+    if (with_launch && r["blocks"] > 0) return name " " launch("x")
     return name again
+}
+
+# How a row ran: blocks x threads (joined by times) on a GPU, threads on a
+# CPU. Threads 0 on a GPU: a library chose the launch, and blocks, if any, is
+# the number of chunks the program cut the input into (06: --blocks); "-"
+# where nothing more is known (a library's own launch, a plain copy).
+function launch(times) {
+    if (r["blocks"] > 0 && r["threads"] > 0) return r["blocks"] times r["threads"]
+    if (r["blocks"] > 0) return r["blocks"] " chunk" (r["blocks"] > 1 ? "s" : "")
+    if (r["threads"] > 0) return r["threads"] " thread" (r["threads"] > 1 ? "s" : "")
+    return "-"
 }
 
 function label() {
@@ -56,6 +78,17 @@ function label() {
 
 # A run of a stage's program that has no kernel: 06's plain copy, the floor of its trip
 function no_kernel() { return r["threads"] == 0 && r["kernel_ms"] + 0 == 0 }
+
+# read_bandwidth's second row: the memory's rated speed (memory clock x bus
+# width), a figure worked out, not a run; its gbps is the rated GB/s
+function rated_row() { return r["stage"] == "read_bandwidth" && r["impl"] == "rated-peak" }
+
+# A row's kernel GB/s as a % of the rated speed of its device, from the rated
+# row of the same CSV; "" where that CSV has none (older runs), or on a CPU
+function pct_of_rated(file, device, gbps) {
+    if (!((file, device) in rated) || gbps + 0 <= 0) return ""
+    return sprintf("%.2f%%", 100 * gbps / rated[file, device])
+}
 
 function machine_name() { return (r["gpu"] != "none") ? r["gpu"] : r["host_cpu"] }
 
@@ -68,6 +101,11 @@ FNR == 1 { n = split_csv($0, header); next }
     if (r["verified"] != "yes") next
     # 05 measures the floor again for its own table; the charts show read_bandwidth's
     if (r["impl"] == "read-bandwidth" && r["stage"] != "read_bandwidth") next
+    # The rated speed is the tables' second 100%; a chart has no bar for it
+    if (rated_row()) {
+        if (r["gbps"] + 0 > 0 && !((FILENAME, r["device"]) in rated)) rated[FILENAME, r["device"]] = r["gbps"]
+        if (chart != "table") next
+    }
     # A stage run twice on one input with the same variant (03: the book's grid,
     # then --blocks-per-sm 8) names the second run by how its grid compares with
     # the first's, which reads the same on every machine: ", 4x the blocks".
@@ -84,18 +122,21 @@ chart == "machine" && !done { print (r["gpu"] != "none") ? r["gpu"] : r["host_cp
 chart == "size" && !done && r["run"] == "main" && r["data"] == "uniform" {
     printf "%g MiB\n", r["bytes"] / 1048576; done = 1
 }
-# table: the main run on uniform bytes as a Markdown table, for the READMEs
+# table: the main run on uniform bytes as a Markdown table, for the READMEs;
+# kept until the end, when the rated speed and the rows to show are known
 chart == "table" && r["run"] == "main" && r["data"] == "uniform" {
-    if (!rows++) {
-        print "| stage | variant | device | launch | kernel ms | end-to-end ms | GB/s (kernel) | % of read bandwidth | verified |"
-        print "|---|---|---|---|---:|---:|---:|---:|---|"
-    }
-    # blocks x threads on a GPU, threads on a CPU, "-" where a library or a copy chooses
-    launch = r["blocks"] > 0 ? r["blocks"] " x " r["threads"] : \
-             r["threads"] > 0 ? r["threads"] " thread" (r["threads"] > 1 ? "s" : "") : "-"
-    printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r["stage"], r["impl"], r["device"], launch,
-           no_kernel() ? "-" : r["kernel_ms"], r["total_ms"], no_kernel() ? "-" : r["gbps"],
-           r["pct_of_read_bw"] == "" ? "" : r["pct_of_read_bw"] "%", r["verified"]
+    t = ++table_count
+    table_file[t] = FILENAME; table_stage[t] = r["stage"]
+    table_device[t] = r["device"]; table_gbps[t] = no_kernel() || rated_row() ? "" : r["gbps"]
+    if (r["device"] == r["gpu"] && (r["stage"] in wanted)) gpu_wanted[FILENAME] = 1
+    if (rated_row())        # a figure: nothing launched, timed or checked
+        table_cells[t] = sprintf("%s | %s | %s | - | - | - | %s", r["stage"], r["impl"], r["device"], r["gbps"])
+    else
+        table_cells[t] = sprintf("%s | %s | %s | %s | %s | %s | %s", r["stage"], r["impl"], r["device"],
+                                 launch(" x "), no_kernel() ? "-" : r["kernel_ms"], r["total_ms"],
+                                 no_kernel() ? "-" : r["gbps"])
+    table_share[t] = r["pct_of_read_bw"] == "" ? "" : r["pct_of_read_bw"] "%"
+    table_verified[t] = rated_row() ? "-" : r["verified"]
 }
 # stages: one kind of input; label, kernel ms, end-to-end ms
 chart == "stages" && r["run"] == "main" && data_name(r["data"]) == kind {
@@ -126,11 +167,14 @@ chart == "blocks" && r["run"] == "blocks-sweep" {
 chart ~ /^machines/ && r["run"] == "main" && r["data"] == (kind == "" ? "uniform" : kind) &&
     r["bytes"] == 104857600 && r["stage"] != "read_bandwidth" && !no_kernel() {
     m = machine_name()
-    if (!(m in machine_seen)) { machine_seen[m] = 1; machines[++machine_count] = m; host_of[m] = r["host_cpu"] }
+    if (!(m in machine_seen)) {
+        machine_seen[m] = 1; machines[++machine_count] = m; host_of[m] = r["host_cpu"]; file_of[m] = FILENAME
+    }
     l = label()
     if (!(l in seen)) { seen[l] = 1; order[++count] = l; stage_of[l] = r["stage"]; variant_of[l] = variant() }
     ms[l, m] = r["kernel_ms"]
     share[l, m] = r["pct_of_read_bw"]
+    of_rated[l, m] = pct_of_rated(FILENAME, r["device"], r["gbps"])
 }
 END {
     if (broken) exit 2
@@ -147,6 +191,23 @@ END {
     if (chart ~ /^machines/) sort_by_stage()
     if (chart == "machines") machines_chart()
     if (chart == "machines-table") machines_table()
+    if (chart == "table") table()
+}
+
+# The rows kept for the table: every one, or those of the stages asked for,
+# and the yardsticks (read_bandwidth) of a CSV where one of those ran on the GPU
+function table(    t, shown) {
+    for (t = 1; t <= table_count; t++) {
+        if (wanted_count && !(table_stage[t] in wanted) &&
+            !(table_stage[t] == "read_bandwidth" && (table_file[t] in gpu_wanted))) continue
+        if (!shown++) {
+            print "| stage | variant | device | launch | kernel ms | end-to-end ms | GB/s (kernel) " \
+                  "| % of rated peak | % of read bandwidth | verified |"
+            print "|---|---|---|---|---:|---:|---:|---:|---:|---|"
+        }
+        printf "| %s | %s | %s | %s |\n", table_cells[t],
+               pct_of_rated(table_file[t], table_device[t], table_gbps[t]), table_share[t], table_verified[t]
+    }
 }
 
 # Puts order[1..count] in the order of stages.txt; a stage's rows keep the
@@ -209,14 +270,18 @@ function machines_chart(    i, j, y, longest, longest_name, low, high, t, first,
 function decade_below(x,    d) { d = 1; while (d > x) d /= 10; while (d * 10 <= x) d *= 10; return d }
 
 # Markdown: a row per stage and variant, a column per machine: kernel ms, and
-# on a GPU the % of that machine's read bandwidth; empty where a machine has no
-# such row (no such device, or the stage did not run there)
-function machines_table(    i, j, l, m, cell) {
+# on a GPU the % of that machine's read bandwidth and, where its CSV has the rated
+# speed, the % of that; empty where a machine has no such row (no such device,
+# or the stage did not run there). Each heading says what its cells hold.
+function machines_table(    i, j, l, m, cell, gpu, has_rated) {
     if (!count) return
     printf "| stage | variant |"
     # a GPU machine's CPU rows ran on its host: its heading names that CPU too
-    for (j = 1; j <= machine_count; j++)
-        printf " %s |", machines[j] (machines[j] != host_of[machines[j]] ? " (host: " host_of[machines[j]] ")" : "")
+    for (j = 1; j <= machine_count; j++) {
+        m = machines[j]; gpu = m != host_of[m]; has_rated[m] = (file_of[m], m) in rated
+        printf " %s: kernel ms%s |", m (gpu ? " (host: " host_of[m] ")" : ""),
+               !gpu ? "" : " (% of read bandwidth" (has_rated[m] ? ", % of rated peak" : "") ")"
+    }
     printf "\n|---|---|"
     for (j = 1; j <= machine_count; j++) printf "---:|"
     printf "\n"
@@ -226,7 +291,9 @@ function machines_table(    i, j, l, m, cell) {
         for (j = 1; j <= machine_count; j++) {
             m = machines[j]
             cell = ((l, m) in ms) ? ms[l, m] : ""
-            if (cell != "" && share[l, m] != "") cell = cell " (" share[l, m] "%)"
+            if (cell != "" && (share[l, m] != "" || of_rated[l, m] != ""))
+                cell = cell " (" (share[l, m] != "" ? share[l, m] "%" : "-") \
+                       (has_rated[m] ? ", " (of_rated[l, m] != "" ? of_rated[l, m] : "-") : "") ")"
             printf " %s |", cell
         }
         printf "\n"

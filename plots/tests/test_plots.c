@@ -4,10 +4,12 @@
  * small size), make demo has a line for every stage, every gnuplot script
  * renders a non-empty PNG from the fixture CSVs (four made-up machines), the
  * chart of every machine names them all, the coarsening chart has a line per
- * variant, and the labels and the side-by-side table follow stages.txt. make
- * profile says why it cannot run where there is no ncu or no GPU, and its
- * parser turns recorded Nsight Compute output into the documented rows. Runs
- * from plots/ (make -C plots test).
+ * variant, and the labels and the side-by-side table follow stages.txt. The
+ * table of one machine shows each GPU row as a % of the rated peak where the
+ * CSV has it (empty where not) and of the read bandwidth, the stages a marker
+ * names alone, and 06's chunks as its launch. make profile says why it cannot
+ * run where there is no ncu or no GPU, and its parser turns recorded Nsight
+ * Compute output into the documented rows. Runs from plots/ (make -C plots test).
  */
 #include "harness.h"
 
@@ -121,10 +123,14 @@ START_TEST(test_bench_writes_one_verified_row_per_stage_and_input)
 
     char *line = strtok(csv, "\n");
     ck_assert_str_eq(line, BENCH_COLUMNS);
-    int rows = 0;
+    int rows = 0, rated_rows = 0;
     bool seen[32][INPUTS] = {{false}};
     while ((line = strtok(NULL, "\n"))) {
         rows++;
+        /* the yardsticks are every GPU row's 100%: no % of their own */
+        if (strncmp(line, "read_bandwidth,", 15) == 0)
+            ck_assert_msg(strstr(line, ",yes,,") != NULL, "a %% on a yardstick: %s", line);
+        rated_rows += strncmp(line, "read_bandwidth,rated-peak,", 26) == 0;
         char stage[64], data[64];
         ck_assert_msg(sscanf(line, "%63[^,],%*[^,],%*[^,],%63[^,],", stage, data) == 2, "%s", line);
         ck_assert_msg(strstr(line, ",yes,") != NULL, "not verified: %s", line);
@@ -143,6 +149,8 @@ START_TEST(test_bench_writes_one_verified_row_per_stage_and_input)
             ck_assert_msg(seen[p][i], "no row for %s on %s", listed[p].folder, inputs[i]);
     }
     ck_assert_msg(stages_here > 0, "no stage of stages.txt runs here: build first (make)");
+    if (runs_here("read_bandwidth/read_bandwidth"))
+        ck_assert_msg(rated_rows > 0, "read_bandwidth ran, and wrote no rated-peak row");
 
     /* The histograms the figures draw: ten copies of the phrase, every pixel. */
     snprintf(command, sizeof command,
@@ -406,13 +414,19 @@ START_TEST(test_machines_table_has_a_column_per_machine_and_read_bandwidth_on_gp
 {
     char *table = rows_of("machines-table", "../stages.txt", "tests/fixture/*.csv");
     /* a GPU machine's heading names its host CPU too: its CPU rows ran there */
-    const char *header = "| stage | variant | Fixture Laptop CPU | Fixture GPU (host: Fixture CPU) "
-                         "| Fixture GPU 2 (host: Fixture CPU 2) | Fixture GPU 3 (host: Fixture CPU "
-                         "3) |\n"
-                         "|---|---|---:|---:|---:|---:|\n";
+    /* and says what the shares in its cells are of: Fixture GPU 2 has no rated peak */
+    const char *header =
+        "| stage | variant | Fixture Laptop CPU: kernel ms | Fixture GPU (host: Fixture CPU): "
+        "kernel ms (% of read bandwidth, % of rated peak) | Fixture GPU 2 (host: Fixture CPU 2): "
+        "kernel ms (% of read bandwidth) | Fixture GPU 3 (host: Fixture CPU 3): kernel ms (% of "
+        "read bandwidth, % of rated peak) |\n"
+        "|---|---|---:|---:|---:|---:|\n";
     ck_assert_msg(strncmp(table, header, strlen(header)) == 0, "%s", table);
-    /* the laptop has no GPU, so no cell; a GPU's cell has its share of the read bandwidth */
-    ck_assert_msg(strstr(table, "| 02_global_atomics | global-atomics |  | 27.0000 (0.16%) |"),
+    /* the laptop has no GPU, so no cell; a GPU's cell has its share of the read
+     * bandwidth, and of the rated peak where its CSV has one (3200, none, 800 GB/s) */
+    ck_assert_msg(strstr(table,
+                         "| 02_global_atomics | global-atomics |  | 27.0000 (0.16%, 0.12%) | "
+                         "46.1855 (0.14%) | 127.8532 (0.14%, 0.10%) |"),
                   "%s", table);
     /* a CPU row has no share */
     ck_assert_msg(strstr(table, "| 01_cpu | sub4 on every core | 9.0000 | 9.0000 |"), "%s", table);
@@ -421,6 +435,191 @@ START_TEST(test_machines_table_has_a_column_per_machine_and_read_bandwidth_on_gp
         lines += *c == '\n';
     ck_assert_int_eq(lines, 2 + FIXTURE_ROWS);
     free(table);
+}
+END_TEST
+
+/* rows.awk's table of one machine, of the stages named (NULL: every one) */
+static char *table_of(const char *stages, const char *csv)
+{
+    char command[512];
+    snprintf(command, sizeof command,
+             "awk -v chart=table -v stages='%s' -v registry=../stages.txt -f rows.awk %s",
+             stages ? stages : "", csv);
+    return output_of(command);
+}
+
+static int lines_in(const char *text)
+{
+    int lines = 0;
+    for (const char *c = text; *c; c++)
+        lines += *c == '\n';
+    return lines;
+}
+
+/* Fixture GPU 3's CSV has a rated peak of 800 GB/s: each GPU row's GB/s over it */
+START_TEST(test_table_shows_each_gpu_row_as_a_share_of_the_rated_peak)
+{
+    char *table = table_of(NULL, "tests/fixture/fixture-gpu3.csv");
+    const char *header = "| stage | variant | device | launch | kernel ms | end-to-end ms | GB/s "
+                         "(kernel) | % of rated peak | % of read bandwidth | verified |\n";
+    ck_assert_msg(strncmp(table, header, strlen(header)) == 0, "%s", table);
+    /* 529.049 / 800 GB/s; beside it, the read bandwidth's share from the CSV */
+    ck_assert_msg(strstr(table,
+                         "| 05_privatized | vector-loads | Fixture GPU 3 | 80 x 1024 | 0.1982 "
+                         "| 13.1386 | 529.049 | 66.13% | 93.34% | yes |\n"),
+                  "%s", table);
+    /* the read itself, 566.798 / 800 GB/s; the rated row: a figure, no launch or time */
+    ck_assert_msg(strstr(table, "| read_bandwidth | read-bandwidth | Fixture GPU 3 | 320 x 256 | "
+                                "0.1850 | 15.7276 | 566.798 | 70.85% |  | yes |\n"),
+                  "%s", table);
+    ck_assert_msg(strstr(table, "| read_bandwidth | rated-peak | Fixture GPU 3 | - | - | - | "
+                                "800.000 |  |  | - |\n"),
+                  "%s", table);
+    /* a CPU row has neither share */
+    ck_assert_msg(strstr(table, "| 01_cpu | book | Fixture CPU 3 | 1 thread | 116.6185 | 116.6185 "
+                                "| 0.899 |  |  | yes |\n"),
+                  "%s", table);
+    free(table);
+}
+END_TEST
+
+/* Fixture GPU 2's CSV has no rated row, as CSVs recorded before it: no share, not a wrong one */
+START_TEST(test_table_leaves_the_rated_share_empty_without_a_rated_row)
+{
+    char *table = table_of(NULL, "tests/fixture/fixture-gpu2.csv");
+    ck_assert_msg(strstr(table, "rated-peak") == NULL, "%s", table);
+    ck_assert_msg(strstr(table, "| 05_privatized | vector-loads | Fixture GPU 2 | 216 x 1024 | "
+                                "0.0709 | 17.7589 | 1478.951 |  | 92.81% | yes |\n"),
+                  "%s", table);
+    free(table);
+}
+END_TEST
+
+/* Whether every row of a table (its two header lines aside) is of one of the stages */
+static bool rows_only_of(const char *table, const char *const *stages, int count)
+{
+    const char *line = strchr(strchr(table, '\n') + 1, '\n') + 1;
+    for (; *line; line = strchr(line, '\n') + 1) {
+        bool listed_here = false;
+        for (int s = 0; s < count; s++) {
+            size_t n = strlen(stages[s]);
+            listed_here |= strncmp(line, "| ", 2) == 0 && strncmp(line + 2, stages[s], n) == 0 &&
+                           line[2 + n] == ' ';
+        }
+        if (!listed_here)
+            return false;
+    }
+    return true;
+}
+
+START_TEST(test_table_of_named_stages_has_their_rows_and_the_yardsticks)
+{
+    /* 05 ran on the GPU: its five rows, and the read and the rated peak above them */
+    char *table = table_of("05_privatized", "tests/fixture/fixture-gpu3.csv");
+    const char *with_floor[] = {"read_bandwidth", "05_privatized"};
+    ck_assert_msg(rows_only_of(table, with_floor, 2), "%s", table);
+    ck_assert_int_eq(lines_in(table), 2 + 2 + 5);
+    free(table);
+    table = table_of("05_privatized 06_streams", "tests/fixture/fixture-gpu3.csv");
+    const char *two[] = {"read_bandwidth", "05_privatized", "06_streams"};
+    ck_assert_msg(rows_only_of(table, two, 3), "%s", table);
+    ck_assert_int_eq(lines_in(table), 2 + 2 + 5 + 4);
+    free(table);
+    /* 01 ran on the CPU: no yardstick of a GPU */
+    table = table_of("01_cpu", "tests/fixture/fixture-gpu3.csv");
+    const char *cpu[] = {"01_cpu"};
+    ck_assert_msg(rows_only_of(table, cpu, 1), "%s", table);
+    ck_assert_int_eq(lines_in(table), 2 + 3);
+    free(table);
+    /* a name that is not a stage is an error, not an empty table */
+    ck_assert_int_ne(shell("awk -v chart=table -v stages=05_privatised -f rows.awk "
+                           "tests/fixture/fixture-gpu3.csv >/dev/null 2>&1"),
+                     0);
+}
+END_TEST
+
+/* 06 leaves the launch to CUB (threads 0) and cuts the input into chunks (blocks) */
+START_TEST(test_table_shows_chunks_where_a_library_launches)
+{
+    char *table = table_of(NULL, "tests/fixture/fixture-gpu3.csv");
+    ck_assert_msg(strstr(table, "| 06_streams | streams | Fixture GPU 3 | 8 chunks | 0.2637 |"),
+                  "%s", table);
+    ck_assert_msg(strstr(table, "| 06_streams | pinned | Fixture GPU 3 | 1 chunk | 0.2525 |"), "%s",
+                  table);
+    /* no chunks either: a library's own launch, or a plain copy */
+    ck_assert_msg(strstr(table, "| 05_privatized | cub | Fixture GPU 3 | - | 0.3015 |"), "%s",
+                  table);
+    ck_assert_msg(
+        strstr(table, "| 06_streams | pinned-copy | Fixture GPU 3 | - | - | 1.7773 | - |"), "%s",
+        table);
+    ck_assert_msg(strstr(table, " x 0 |") == NULL, "%s", table);
+    free(table);
+}
+END_TEST
+
+/* The rated peak is a figure for the tables, not a bar: no chart draws it */
+START_TEST(test_charts_leave_out_the_rated_peak)
+{
+    char *rows = output_of("awk -v chart=stages -v kind=uniform -v registry=../stages.txt "
+                           "-f rows.awk tests/fixture/fixture-gpu3.csv");
+    const char *floor = strstr(rows, "\"read bandwidth (the floor)\"\t0.1850\t");
+    ck_assert_msg(floor && !strstr(floor + 10, "read bandwidth (the floor)"), "%s", rows);
+    free(rows);
+    rows = rows_of("bandwidth", "../stages.txt", "tests/fixture/fixture-gpu.csv");
+    ck_assert_msg(strstr(rows, "read bandwidth") == NULL && strstr(rows, "rated") == NULL, "%s",
+                  rows);
+    free(rows);
+}
+END_TEST
+
+START_TEST(test_sync_docs_fills_table_markers_old_and_new)
+{
+    char doc[] = "/tmp/plots_doc_XXXXXX", command[512];
+    int fd = mkstemp(doc);
+    ck_assert(fd >= 0);
+    const char *before = "# One machine\n\n<!-- table: plots/tests/fixture/fixture-gpu3.csv -->\n"
+                         "| old | table |\n|---|---|\n\nIts stage 06:\n\n"
+                         "<!-- table: plots/tests/fixture/fixture-gpu3.csv 06_streams -->\n"
+                         "| 06_streams | typed by hand |\n\nThe end.\n";
+    ck_assert(write(fd, before, strlen(before)) == (ssize_t)strlen(before));
+    close(fd);
+    snprintf(command, sizeof command, "./sync-docs.sh %s", doc);
+    ck_assert_int_eq(shell(command), 0);
+    char *after = read_text(doc);
+    /* the old form: the whole table, every stage that ran there */
+    char *every = table_of(NULL, "tests/fixture/fixture-gpu3.csv");
+    char expected[8192];
+    snprintf(expected, sizeof expected,
+             "<!-- table: plots/tests/fixture/fixture-gpu3.csv -->\n%s\nIts stage 06:\n", every);
+    ck_assert_msg(strstr(after, expected), "%s", after);
+    for (int p = 0; p < listed_count; p++) {
+        char row[128];
+        snprintf(row, sizeof row, "\n| %s | ", listed[p].folder);
+        ck_assert_msg(strstr(every, row), "no %s in the whole table:\n%s", listed[p].folder, every);
+    }
+    /* the new form: 06's rows and the yardsticks */
+    char *streams = table_of("06_streams", "tests/fixture/fixture-gpu3.csv");
+    snprintf(expected, sizeof expected,
+             "<!-- table: plots/tests/fixture/fixture-gpu3.csv 06_streams -->\n%s\nThe end.\n",
+             streams);
+    ck_assert_msg(strstr(after, expected), "%s", after);
+    ck_assert_msg(strstr(after, "typed by hand") == NULL && strstr(after, "| old |") == NULL, "%s",
+                  after);
+    /* a stage that is not one stops it, the file as it was */
+    FILE *f = fopen(doc, "a");
+    ck_assert(f != NULL);
+    fputs("<!-- table: plots/tests/fixture/fixture-gpu3.csv 99_no_such_stage -->\n", f);
+    fclose(f);
+    char *appended = read_text(doc);
+    ck_assert_int_ne(shell(command), 0);
+    char *kept = read_text(doc);
+    ck_assert_str_eq(kept, appended);
+    free(kept);
+    free(appended);
+    free(streams);
+    free(every);
+    free(after);
+    unlink(doc);
 }
 END_TEST
 
@@ -650,6 +849,12 @@ int main(void)
     tcase_add_test(rows, test_bandwidth_chart_leaves_out_stages_that_show_the_trip);
     tcase_add_test(rows, test_machines_table_has_a_column_per_machine_and_read_bandwidth_on_gpus);
     tcase_add_test(rows, test_sync_docs_fills_a_machines_marker_and_keeps_the_rest);
+    tcase_add_test(rows, test_table_shows_each_gpu_row_as_a_share_of_the_rated_peak);
+    tcase_add_test(rows, test_table_leaves_the_rated_share_empty_without_a_rated_row);
+    tcase_add_test(rows, test_table_of_named_stages_has_their_rows_and_the_yardsticks);
+    tcase_add_test(rows, test_table_shows_chunks_where_a_library_launches);
+    tcase_add_test(rows, test_charts_leave_out_the_rated_peak);
+    tcase_add_test(rows, test_sync_docs_fills_table_markers_old_and_new);
     suite_add_tcase(suite, rows);
 
     TCase *profile = tcase_create("profile");
