@@ -42,8 +42,9 @@ columns=(
     l2_atom_red_per_s=lts__t_requests_op_atom.sum.per_second+lts__t_requests_op_red.sum.per_second
     shared_atom_inst_per_s=smsp__inst_executed_op_shared_atom.sum.per_second
 )
-# Warps stalled for each reason, on average, per cycle in which an instruction
-# issued. ("selected", the warp that issued, is 1 per issue by definition: not a stall.)
+# For each reason, the cycles a warp spends stalled for it, on average, per
+# instruction it issues. ("selected", the warp that issued, is 1 per issue by
+# definition: not a stall.)
 stall_metric=smsp__average_warps_issue_stalled_%s_per_issue_active.ratio
 stall_reasons=(long_scoreboard short_scoreboard mio_throttle lg_throttle membar barrier wait
     math_pipe_throttle drain no_instruction not_selected dispatch_stall tex_throttle
