@@ -41,6 +41,9 @@ columns=(
     top_stall_ratio
     l2_atom_red_per_s=lts__t_requests_op_atom.sum.per_second+lts__t_requests_op_red.sum.per_second
     shared_atom_inst_per_s=smsp__inst_executed_op_shared_atom.sum.per_second
+    global_ld_requests=l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
+    global_ld_sectors=l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
+    global_ld_l1_hit_pct=l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct
 )
 # For each reason, the cycles a warp spends stalled for it, on average, per
 # instruction it issues. ("selected", the warp that issued, is 1 per issue by
