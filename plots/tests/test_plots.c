@@ -754,7 +754,8 @@ START_TEST(test_profile_parses_ncu_raw_csv_into_one_row_per_kernel)
 {
     /* tests/fixture/ncu/: CUB's two kernels as ncu --csv --page raw prints
      * them (quoted, a units row, 1,234 numbers, .avg beside .sum): ns become
-     * ms, the L2 atomic and reduction rates add up, and each row names its
+     * ms, the L2 atomic and reduction rates add up, an empty unit (requests)
+     * and a percentage are read as they are, and each row names its
      * largest stall reason (no_instruction for one kernel, long_scoreboard
      * for the other) */
     struct ran r = run_command("./profile.sh --parse tests/fixture/ncu/ncu-raw-two-kernels.txt");
@@ -763,10 +764,11 @@ START_TEST(test_profile_parses_ncu_raw_csv_into_one_row_per_kernel)
     char *expected = read_text("tests/fixture/ncu/expected-rows.csv");
     ck_assert_str_eq(r.out, expected);
     ck_assert_msg(strstr(expected, "DeviceHistogramInitKernel,1,256,0.0026,0.03,0,0,11.92,"
-                                   "no_instruction,34.53,0,0\n"),
+                                   "no_instruction,34.53,0,0,0,0,0.00\n"),
                   "expected-rows.csv was changed: %s", expected);
     ck_assert_msg(strstr(expected, "DeviceHistogramSweepKernel,264,768,0.0629,50.85,7444528,"
-                                   "10721332,65.15,long_scoreboard,12.48,50330452,52059036604\n"),
+                                   "10721332,65.15,long_scoreboard,12.48,50330452,52059036604,"
+                                   "819372,9832416,66.67\n"),
                   "expected-rows.csv was changed: %s", expected);
     free(expected);
     free_ran(&r);
