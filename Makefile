@@ -10,7 +10,8 @@ TOOLS     := plots/read_bandwidth plots/atomic_cost
 CUDA_HOME ?= /usr/local/cuda
 NVCC      ?= $(CUDA_HOME)/bin/nvcc
 export CUDA_HOME NVCC
-# make test NO_DEPS=1 skips the package check (machines without apt or network)
+# make test NO_DEPS=1 skips the package check (machines without apt or network);
+# make test TEST_JOBS=N runs N suites at once (common/run-tests.sh)
 DEPS      := $(if $(NO_DEPS),,deps)
 
 .PHONY: all common demo test asan bench profile plots chapters deps help clean $(STAGES) $(TOOLS)
