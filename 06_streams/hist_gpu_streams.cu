@@ -18,10 +18,12 @@
  *   ./hist_gpu_streams                  every way and the copy, side by side
  *   ./hist_gpu_streams --variant streams --blocks 16   (--blocks: the number of chunks)
  *
- * The counting is CUB's (stage 05's baseline): here the kernel is a small part
- * of the time, and each chunk gets its own bins, added up on the host. Device
- * memory and streams are made once, before the clock starts, as a program that
- * histograms many inputs would.
+ * The counting is CUB's (stage 05's baseline): one library call takes a stream,
+ * a start and a 64-bit length, so it counts the whole input or any chunk, and
+ * this file stays about the copies. Stage 05's unrolled kernel is faster, but
+ * the kernel is a small part of every trip here. Each chunk gets its own bins,
+ * added up on the host. Device memory and streams are made once, before the
+ * clock starts, as a program that histograms many inputs would.
  */
 #include "book.h"         /* HANDLE_ERROR, the input, the CPU's check: worth reading */
 #include "harness_cuda.h" /* options, the GPU, repeats, the report: no need to read it */
@@ -49,7 +51,10 @@ struct trip {
 };
 
 /* CUB's histogram of count bytes at dev_buffer + offset into bins, on a stream.
- * CUB says how much scratch space each size needs; make_trip set aside the most. */
+ * CUB says how much scratch space each size needs (a query on the host, no GPU
+ * work); make_trip set aside the most. Each HistogramEven call then launches
+ * two kernels: DeviceHistogramInitKernel, one block that clears the bins, and
+ * DeviceHistogramSweepKernel, which counts (both appear in make profile). */
 static size_t cub_scratch_for(struct trip *t, size_t count)
 {
     size_t needed = 0;
@@ -106,9 +111,13 @@ static double pinned_once(void *context)
 }
 
 /* Chunk c goes to stream c % STREAMS: its copy, its histogram and its bins
- * back queue up in order there, while the other streams' copies and kernels
- * run beside them. The copy engine moves one chunk at a time, so the kernels
- * hide behind the copies, and only the last chunk's count is left over.
+ * back queue up in order there, while the other streams' work may run beside
+ * them. A copy from page-locked memory can run while a kernel of another
+ * stream runs (CUDA C++ Programming Guide, "Overlap of Data Transfer and
+ * Kernel Execution"). The copies in all cross the same host-to-GPU link,
+ * however many copy engines share it, so together they take at least as long
+ * as one copy of the whole input; what overlap can hide is the counting of
+ * the earlier chunks, and the last chunk's count and bins are left over.
  * Like pinned, it starts from the input already in page-locked memory. */
 static double streams_once(void *context)
 {
@@ -180,7 +189,7 @@ static double registered_once(void *context)
 
 /* streams-staged: streams from the user's buffer. The CPU copies chunk c into
  * the staging buffer, then queues its copy to the GPU, which returns at once:
- * so it stages chunk c + 1 while the copy engine moves chunk c. (A real
+ * so it stages chunk c + 1 while chunk c crosses to the GPU. (A real
  * pipeline reuses a few chunk-sized buffers; one the input's size never waits.) */
 static double streams_staged_once(void *context)
 {
@@ -232,8 +241,9 @@ static void check_copy(const struct trip *t)
 }
 
 /* The histogram alone, the input already on the GPU (make_trip put it there),
- * timed by events: the same in every row, so that the rest of each row's time
- * is copying. */
+ * timed by events once and reported in every row, so that rows differ only in
+ * their end-to-end time. It is the whole input in one call, not the kernels
+ * inside each trip (streams counts chunks). */
 static double kernel_once(void *context)
 {
     struct trip *t = (struct trip *)context;
