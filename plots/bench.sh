@@ -13,7 +13,8 @@
 #   BENCH_REPS   timed runs per measurement, after one warm-up (default 10)
 #   BENCH_SWEEPS yes or no: 03's blocks per SM (1 to 64), input sizes 1 MiB
 #                to 1 GiB for the GPU stages, 05 at 1 GiB on skewed and
-#                constant bytes, and 05's bytes per thread (coarsening: its
+#                constant bytes, and 05's bytes per thread on uniform, skewed
+#                and constant bytes (coarsening: its
 #                grid from SMs / 8 to 64 x SMs) (default: yes where a GPU is)
 #   BENCH_OUT    where the CSV goes (default plots/results)
 set -uo pipefail
@@ -116,13 +117,16 @@ plan() {
     # An experiment on one stage, not on the stage list: coarsening. 05's grid
     # from SMs / 8 to 64 x SMs blocks, so that each thread counts from many
     # bytes to few (bytes / (blocks x threads), from the row's columns): one
-    # byte per load (book-occupancy), and 32 per step of the loop (unrolled)
+    # byte per load (book-occupancy), and 32 per step of the loop (unrolled),
+    # on uniform, skewed and constant bytes
     sms=$(sm_count)
     [ -n "$sms" ] || { echo "bench: no coarsening sweep: 05_privatized does not run here" >&2; return 0; }
-    for variant in book-occupancy unrolled; do
-        for eighths in 1 2 4 8 16 32 64 128 256 512; do
-            ((sms * eighths >= 8)) || continue # a GPU of fewer than 8 SMs starts at 1 block
-            echo "coarsening-sweep|$(stage_program 05_privatized)|--size $size --variant $variant --blocks $((sms * eighths / 8))"
+    for data in uniform skewed constant; do
+        for variant in book-occupancy unrolled; do
+            for eighths in 1 2 4 8 16 32 64 128 256 512; do
+                ((sms * eighths >= 8)) || continue # a GPU of fewer than 8 SMs starts at 1 block
+                echo "coarsening-sweep|$(stage_program 05_privatized)|--size $size --data $data --variant $variant --blocks $((sms * eighths / 8))"
+            done
         done
     done
     return 0

@@ -32,8 +32,9 @@ rows() { # rows CHART CSV...: the rows a chart needs, for gnuplot (KIND=... pick
     awk -v chart="$chart" -v kind="${KIND:-}" -f plots/rows.awk "$@"
 }
 
-# coarsening CSV: 05's coarsening sweep for coarsening.gp, a block per variant:
-# its name, then a line per run: bytes per thread (bytes / (blocks x threads)), kernel ms
+# coarsening CSV: 05's coarsening sweep for coarsening.gp, a block per variant
+# and input: its name, then a line per run: bytes per thread (bytes / (blocks x
+# threads)), kernel ms
 coarsening() {
     local row
     { grep -F ',coarsening-sweep,' "$1" || true; } | while IFS= read -r row; do
@@ -41,8 +42,8 @@ coarsening() {
         # 05's own read-only kernel is not a variant; a wrong histogram is not drawn
         if [ "${FIELDS[14]:-}" = coarsening-sweep ] && [ "${FIELDS[12]}" = yes ] &&
             [ "${FIELDS[1]}" != read-bandwidth ]; then
-            printf '%s x %s threads\t%s\t%s\t%s\t%s\n' "${FIELDS[1]}" "${FIELDS[7]}" \
-                "${FIELDS[4]}" "${FIELDS[6]}" "${FIELDS[7]}" "${FIELDS[9]}"
+            printf '%s x %s threads, %s\t%s\t%s\t%s\t%s\n' "${FIELDS[1]}" "${FIELDS[7]}" \
+                "${FIELDS[3]}" "${FIELDS[4]}" "${FIELDS[6]}" "${FIELDS[7]}" "${FIELDS[9]}"
         fi
     done | awk -F'\t' '!($1 in seen) { seen[$1] = 1; order[++count] = $1 }
                      { points[$1] = points[$1] sprintf("%g\t%s\n", $2 / ($3 * $4), $5) }
@@ -82,7 +83,7 @@ for csv in $csvs; do
         "Stage 03 with more blocks than the book's 2 per SM, $machine ($size uniform)"
     coarsening "$csv" >"$tmp/coarsening"
     draw coarsening "$tmp/coarsening" "$slug-coarsening" \
-        "Stage 05 with more or fewer bytes per thread (coarsening), $machine ($size uniform)"
+        "Stage 05 with more or fewer bytes per thread (coarsening), $machine ($size)"
 done
 # shellcheck disable=SC2086 # every CSV is an argument
 rows machines $csvs >"$tmp/machines"

@@ -278,17 +278,23 @@ START_TEST(test_machines_chart_names_every_machine_and_every_row)
 }
 END_TEST
 
-/* 05's coarsening sweep (fixture-gpu2.csv): a line per variant, named with its
- * block size, since bytes per thread depend on it; 05's own read-only kernel,
- * which runs beside every variant, is no line of it. */
-START_TEST(test_coarsening_chart_has_a_line_per_variant)
+/* 05's coarsening sweep (fixture-gpu2.csv): a line per variant and input,
+ * named with its block size, since bytes per thread depend on it; 05's own
+ * read-only kernel, which runs beside every variant, is no line of it. */
+START_TEST(test_coarsening_chart_has_a_line_per_variant_and_input)
 {
     char path[256];
     snprintf(path, sizeof path, "%s/fixture-gpu2-coarsening.svg", figures);
     char *svg = read_text(path);
-    ck_assert_msg(strstr(svg, "<text>book-occupancy x 256 threads</text>"), "%s: no book-occupancy",
-                  path);
-    ck_assert_msg(strstr(svg, "<text>unrolled x 1024 threads</text>"), "%s: no unrolled", path);
+    const char *const lines[] = {"book-occupancy x 256 threads, uniform",
+                                 "unrolled x 1024 threads, uniform",
+                                 "book-occupancy x 256 threads, constant",
+                                 "unrolled x 1024 threads, constant"};
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        char text[128];
+        snprintf(text, sizeof text, "<text>%s</text>", lines[i]);
+        ck_assert_msg(strstr(svg, text), "%s: no line '%s'", path, lines[i]);
+    }
     ck_assert_msg(strstr(svg, "read-bandwidth") == NULL, "%s: the read-only kernel is drawn", path);
     free(svg);
 }
@@ -892,7 +898,7 @@ int main(void)
         tcase_add_loop_test(plots, test_every_chart_renders_a_png_and_an_svg, 0, CHARTS);
         tcase_add_test(plots, test_machines_chart_names_every_machine_and_every_row);
         tcase_add_test(plots, test_machines_chart_grows_with_the_machines);
-        tcase_add_test(plots, test_coarsening_chart_has_a_line_per_variant);
+        tcase_add_test(plots, test_coarsening_chart_has_a_line_per_variant_and_input);
         tcase_add_test(plots, test_plots_leave_out_make_profiles_csv);
         drawn = true;
     } else {
