@@ -31,7 +31,7 @@ demo: $(DEPS) all
 test: $(DEPS) all
 	@common/run-tests.sh common $(STAGES) $(TOOLS) plots chapters
 
-# BENCH_SIZE, BENCH_REPS, BENCH_SWEEPS, BENCH_OUT: see plots/bench.sh
+# BENCH_SIZE, BENCH_REPS, BENCH_SWEEPS, BENCH_OUT, BENCH_ONLY: see plots/bench.sh
 bench: $(DEPS) all
 	@plots/bench.sh
 

@@ -17,6 +17,13 @@
 #                and constant bytes (coarsening: its
 #                grid from SMs / 8 to 64 x SMs) (default: yes where a GPU is)
 #   BENCH_OUT    where the CSV goes (default plots/results)
+#   BENCH_ONLY   an extended regular expression: make only the runs whose line
+#                (run-kind|program|options, as the progress lines show them)
+#                matches, and the read-only kernel's runs that give them their
+#                percentages; their rows replace the rows in the machine's CSV
+#                of the same stage, data, bytes and run kind, and every other
+#                row stays as recorded (its date column says which run made it).
+#                For adding a sweep without re-measuring the rest.
 set -uo pipefail
 out_dir=$(realpath -m "${BENCH_OUT:-$(dirname "$0")/results}") # as given from the caller's folder
 cd "$(dirname "$0")/.."
@@ -136,6 +143,15 @@ source plots/csv.sh
 
 # ---------------------------------------------------------------- the runs --
 runs=$(plan)
+only=${BENCH_ONLY:-}
+if [ -n "$only" ]; then
+    [ -f "$csv" ] || { echo "bench: BENCH_ONLY needs the CSV it adds to: $csv" >&2; exit 1; }
+    # the matching runs, and every read-only run (the yardstick of their %)
+    runs=$(while read -r line; do
+        [[ $line =~ $only || $line == *'|plots/read_bandwidth/'* ]] && echo "$line"
+    done <<<"$runs")
+    echo "$runs" | grep -Eq -- "$only" || { echo "bench: BENCH_ONLY matches no run: $only" >&2; exit 1; }
+fi
 total=$(echo "$runs" | grep -c .)
 echo "bench: $total runs on $machine (sweeps: $sweeps); writing $csv" >&2
 header=$(01_cpu/hist_cpu --size 0 --reps 1 --csv 2>/dev/null | head -1)
@@ -181,9 +197,21 @@ while IFS='|' read -r run program options; do
             awk -v k="$kernel_ms" 'BEGIN { exit !(k > 0) }'; then
             pct=$(awk -v r="${read_ms[$bytes]}" -v k="$kernel_ms" 'BEGIN { printf "%.2f", 100 * r / k }')
         fi
+        # with BENCH_ONLY, a yardstick run that was not asked for only lends its time
+        [ -z "$only" ] || [[ "$run|$program|$options" =~ $only ]] || continue
         echo "$row,$pct,$run,$machine_columns" >>"$tmp"
     done <<<"$rows"
 done <<<"$runs"
+if [ -n "$only" ]; then
+    # the new rows replace the recorded ones of the same stage, data, bytes and run
+    awk -F, 'NR == FNR { if (FNR > 1) fresh[$1 FS $4 FS $5 FS $15] = 1; next }
+             FNR == 1 || !(($1 FS $4 FS $5 FS $15) in fresh)' "$tmp" "$csv" >"$err"
+    sed 1d "$tmp" >>"$err"
+    mv "$err" "$csv"
+    echo "bench: BENCH_ONLY: $(($(wc -l <"$tmp") - 1)) rows replaced or added in $csv; the others as recorded" >&2
+    [ $failures -eq 0 ] || { echo "bench: $failures runs FAILED (see above)" >&2; exit 1; }
+    exit 0
+fi
 mv "$tmp" "$csv"
 
 # What an atomic costs on this GPU (plots/atomic_cost), once, in a CSV of its

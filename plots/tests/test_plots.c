@@ -165,6 +165,33 @@ START_TEST(test_bench_writes_one_verified_row_per_stage_and_input)
 }
 END_TEST
 
+/* BENCH_ONLY re-measures the runs it matches and replaces their rows alone: a
+ * recorded row of the same stage, data, bytes and run goes, every other row
+ * stays as it was. Proven by two made-up rows dated OLD: the skewed one is
+ * replaced, the uniform one kept. */
+START_TEST(test_bench_only_replaces_the_matching_rows_alone)
+{
+    char dir[] = "/tmp/bench_only_XXXXXX", command[2048];
+    ck_assert(mkdtemp(dir) != NULL);
+    snprintf(command, sizeof command,
+             "cd .. && . plots/machine.sh && csv=%s/$slug.csv &&"
+             " echo '" BENCH_COLUMNS "' >$csv &&"
+             " echo '01_cpu,book,made-up,uniform,65536,1,0,0,1,1,1,1,yes,,main,OLD,,,,' >>$csv &&"
+             " echo '01_cpu,book,made-up,skewed,65536,1,0,0,1,1,1,1,yes,,main,OLD,,,,' >>$csv &&"
+             " BENCH_SIZE=64K BENCH_REPS=1 BENCH_SWEEPS=no BENCH_OUT=%s"
+             " BENCH_ONLY='^main\\|01_cpu/hist_cpu\\|--data skewed --size 64K$' plots/bench.sh 2>/dev/null &&"
+             " grep -q '^01_cpu,book,made-up,uniform,.*,OLD,' $csv &&"
+             " ! grep -q ',skewed,.*,OLD,' $csv &&"
+             " grep -q '^01_cpu,book,[^,]*,skewed,65536,.*,yes,,main,' $csv &&"
+             " ! grep -q '^[^,]*,[^,]*,[^,]*,constant,' $csv &&"
+             " test $(grep -c ,uniform, $csv) = 1",
+             dir, dir);
+    ck_assert_msg(shell(command) == 0, "BENCH_ONLY did not replace the skewed row alone");
+    snprintf(command, sizeof command, "rm -rf '%s'", dir);
+    shell(command);
+}
+END_TEST
+
 /* ----------------------------------------------------------------- demo -- */
 
 /* true when a line of text starts with word and a space */
@@ -839,6 +866,7 @@ int main(void)
     TCase *bench = tcase_create("bench");
     tcase_set_timeout(bench, 600);
     tcase_add_test(bench, test_bench_writes_one_verified_row_per_stage_and_input);
+    tcase_add_test(bench, test_bench_only_replaces_the_matching_rows_alone);
     tcase_add_test(bench, test_demo_has_a_line_for_every_stage_in_stages_txt);
     tcase_add_test(bench, test_demo_of_named_stages_runs_those_alone);
     suite_add_tcase(suite, bench);
