@@ -292,6 +292,15 @@ static bool takes_value(const char *name)
     return false;
 }
 
+/* The index of name among the stage's own options, or -1. */
+static int stage_option_index(const struct stage *stage, const char *name)
+{
+    for (int i = 0; stage->options && stage->options[i].name && i < MAX_STAGE_OPTIONS; i++)
+        if (strcmp(name, stage->options[i].name) == 0)
+            return i;
+    return -1;
+}
+
 int parse_options(int argc, char **argv, const struct stage *stage, struct options *opt)
 {
     *opt = (struct options){.size = DEFAULT_SIZE,
@@ -312,6 +321,20 @@ int parse_options(int argc, char **argv, const struct stage *stage, struct optio
             value = equals + 1;
         } else {
             snprintf(name, sizeof name, "%s", arg);
+        }
+        int own = stage_option_index(stage, name);
+        if (own >= 0) {
+            if (!stage->options[own].value) {
+                if (value)
+                    return option_error(opt, "%s takes no value", name);
+                value = "";
+            } else if (!value) {
+                if (i + 1 >= argc)
+                    return option_error(opt, "%s needs a value", name);
+                value = argv[++i];
+            }
+            opt->stage_values[own] = value;
+            continue;
         }
         bool *flag = strcmp(name, "--help") == 0                    ? &opt->help
                      : strcmp(name, "--bins") == 0                  ? &opt->bins
@@ -421,8 +444,15 @@ void print_usage(FILE *out, const struct stage *stage)
         print_wrapped(out, fprintf(out, "  --variant NAME    (or --impl NAME) "), 20, names);
         free(names);
     }
-    fputs("  --bins            print all 256 bins, one '<bin>: <count>' line each\n"
-          "  --csv             print a CSV header and one row instead of the report\n"
+    for (int i = 0; stage->options && stage->options[i].name && i < MAX_STAGE_OPTIONS; i++) {
+        const struct stage_option *o = &stage->options[i];
+        char left[32];
+        snprintf(left, sizeof left, "%s%s%s", o->name, o->value ? " " : "", o->value ? o->value : "");
+        print_wrapped(out, fprintf(out, "  %-17s ", left), 20, o->help);
+    }
+    if (stage_option_index(stage, "--bins") < 0)
+        fputs("  --bins            print all 256 bins, one '<bin>: <count>' line each\n", out);
+    fputs("  --csv             print a CSV header and one row instead of the report\n"
           "  --help            print this help\n",
           out);
     if (stage->help) {

@@ -31,6 +31,17 @@ extern const char *program_name;
 
 /* ---------------------------------------------------------------- stages -- */
 
+/* An option one stage has and the others do not (07's --bins N). The parser
+ * keeps its value as text in options.stage_values, in this list's order; the
+ * stage reads it and reports a bad one with usage_error. A stage option takes
+ * the place of a shared option of the same name. */
+struct stage_option {
+    const char *name;  /* "--bins" */
+    const char *value; /* what --help shows for its value ("N"), or NULL: a flag */
+    const char *help;  /* one line for --help */
+};
+#define MAX_STAGE_OPTIONS 8
+
 /* What a stage tells the shared parser and printer about itself. */
 struct stage {
     const char *dir;             /* "03_shared_atomics": the CSV's stage column */
@@ -43,6 +54,7 @@ struct stage {
     const char *help;            /* what the options mean in this program where that
                                     differs from the shared text, or NULL; --help
                                     prints it after the options */
+    const struct stage_option *options; /* its own options, ended by {NULL}; or NULL */
 };
 
 /* ---------------------------------------------------------------- inputs -- */
@@ -94,6 +106,9 @@ struct options {
     bool bins;
     bool csv;
     bool help;
+    /* the stage's own options (stage->options), in its order: the value given,
+       "" for a flag given, NULL when not given */
+    const char *stage_values[MAX_STAGE_OPTIONS];
     char why[256]; /* the reason, when parse_options returns EXIT_USAGE */
 };
 

@@ -237,6 +237,35 @@ START_TEST(test_sizes_take_binary_suffixes)
 }
 END_TEST
 
+/* A stage's own options: values kept as text in its order, a flag as "", and
+ * its --bins N takes the place of the shared --bins flag. */
+static const struct stage_option own_options[] = {
+    {"--bins", "N", "bins of the histogram"}, {"--print-bins", NULL, "print them"}, {NULL}};
+static const struct stage own_stage = {.dir = "07_x", .program = "x", .summary = "s", .gpu = true,
+                                       .options = own_options};
+
+START_TEST(test_a_stages_own_options_are_kept_as_given)
+{
+    struct options opt;
+    ck_assert_int_eq(parse(&own_stage, &opt, "--bins 4096 --print-bins --size 1K"), EXIT_OK);
+    ck_assert_str_eq(opt.stage_values[0], "4096");
+    ck_assert_str_eq(opt.stage_values[1], "");
+    ck_assert(!opt.bins);
+    ck_assert_uint_eq(opt.size, 1024);
+    ck_assert_int_eq(parse(&own_stage, &opt, "--bins=7"), EXIT_OK);
+    ck_assert_str_eq(opt.stage_values[0], "7");
+    ck_assert_ptr_null(opt.stage_values[1]);
+    ck_assert_int_eq(parse(&own_stage, &opt, "--bins"), EXIT_USAGE);
+    ck_assert_msg(strstr(opt.why, "--bins needs a value") != NULL, "why: %s", opt.why);
+    ck_assert_int_eq(parse(&own_stage, &opt, "--print-bins=1"), EXIT_USAGE);
+    ck_assert_msg(strstr(opt.why, "takes no value") != NULL, "why: %s", opt.why);
+    /* the other stages keep the shared flag, and know nothing of the rest */
+    ck_assert_int_eq(parse(&gpu_stage, &opt, "--bins"), EXIT_OK);
+    ck_assert(opt.bins);
+    ck_assert_int_eq(parse(&gpu_stage, &opt, "--print-bins"), EXIT_USAGE);
+}
+END_TEST
+
 START_TEST(test_every_option_is_read)
 {
     struct options opt;
@@ -640,6 +669,7 @@ int main(void)
     tcase_add_loop_test(options, test_sizes_take_binary_suffixes, 0,
                         (int)(sizeof good_sizes / sizeof good_sizes[0]));
     tcase_add_test(options, test_every_option_is_read);
+    tcase_add_test(options, test_a_stages_own_options_are_kept_as_given);
     tcase_add_test(options, test_help_prints_a_programs_own_notes_wrapped);
     tcase_add_loop_test(options, test_every_bad_value_is_a_usage_error_with_a_reason, 0,
                         BAD_OPTIONS);
