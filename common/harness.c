@@ -329,7 +329,7 @@ int parse_options(int argc, char **argv, const struct stage *stage, struct optio
                     return option_error(opt, "%s takes no value", name);
                 value = "";
             } else if (!value) {
-                if (i + 1 >= argc)
+                if (i + 1 >= argc || strncmp(argv[i + 1], "--", 2) == 0)
                     return option_error(opt, "%s needs a value", name);
                 value = argv[++i];
             }

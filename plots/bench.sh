@@ -15,7 +15,9 @@
 #                to 1 GiB for the GPU stages, 05 at 1 GiB on skewed and
 #                constant bytes, and 05's bytes per thread on uniform, skewed
 #                and constant bytes (coarsening: its
-#                grid from SMs / 8 to 64 x SMs) (default: yes where a GPU is)
+#                grid from SMs / 8 to 64 x SMs), and 07's strategies from 2 to
+#                2^20 bins (default: yes where a GPU is)
+#   BENCH_BINS_SIZE  bytes of 32-bit keys in 07's bins sweep (default 1G)
 #   BENCH_OUT    where the CSV goes (default plots/results)
 #   BENCH_ONLY   an extended regular expression: make only the runs whose line
 #                (run-kind|program|options, as the progress lines show them)
@@ -96,7 +98,9 @@ plan() {
         if [ $data = image ]; then input="--image $image"; else input="--data $data --size $size"; fi
         case $data in uniform | image) echo "main|plots/read_bandwidth/read_bandwidth|$input" ;; esac
         for folder in "${folders[@]}"; do
-            stage_plan main "$input" "$folder" "${devices[$folder]:-}"
+            # the photograph is counted as it is: no run that sets a key type or channels (07)
+            stage_plan main "$input" "$folder" "${devices[$folder]:-}" |
+                { [ $data = image ] && grep -v -e '--keys' -e '--channels' || cat; }
         done
     done
     [ "$sweeps" = yes ] || return 0
@@ -126,6 +130,16 @@ plan() {
     # bytes to few (bytes / (blocks x threads), from the row's columns): one
     # byte per load (book-occupancy), and 32 per step of the loop (unrolled),
     # on uniform, skewed and constant bytes
+    # An experiment on one stage, not on the stage list: 07's strategies from 2
+    # to 2^20 bins on 32-bit keys (BENCH_BINS_SIZE bytes), each run holding
+    # every strategy that holds the bins, CUB and its own read-only floor
+    local bins bins_size=${BENCH_BINS_SIZE:-1G}
+    echo "bins-sweep|plots/read_bandwidth/read_bandwidth|--size $bins_size"
+    for data in uniform skewed constant; do
+        for bins in 2 8 32 256 1024 4096 16384 65536 262144 1048576; do
+            echo "bins-sweep|$(stage_program 07_any_bins)|--size $bins_size --data $data --bins $bins"
+        done
+    done
     sms=$(sm_count)
     [ -n "$sms" ] || { echo "bench: no coarsening sweep: 05_privatized does not run here" >&2; return 0; }
     for data in uniform skewed constant; do

@@ -153,7 +153,8 @@ static const struct bad_usage bad_usages[] = {
     {"leftover", "unexpected argument 'leftover'"},
     {"--file /nonexistent/histogram-input", "cannot open '/nonexistent/histogram-input'"},
     {"--file /tmp --reps 1", "is a directory"},
-    {"--bins --csv", "cannot be combined"},
+    /* the shared --bins flag; a stage whose --bins takes a number says so */
+    {"--bins --csv", "cannot be combined|--bins needs a value"},
 };
 #define BAD_USAGES ((int)(sizeof bad_usages / sizeof bad_usages[0]))
 
@@ -166,8 +167,13 @@ START_TEST(test_bad_usage_exits_2_with_a_one_line_reason)
     char *first_newline = strchr(o.err, '\n');
     ck_assert_msg(first_newline != NULL, "%s: nothing on stderr", bad_usages[_i].args);
     *first_newline = '\0'; /* the reason is the first line; the usage follows */
-    ck_assert_msg(strstr(o.err, bad_usages[_i].reason) != NULL, "%s: reason '%s' lacks '%s'",
-                  bad_usages[_i].args, o.err, bad_usages[_i].reason);
+    bool found = false; /* the reason, or one of its '|'-separated forms */
+    char reasons[128];
+    snprintf(reasons, sizeof reasons, "%s", bad_usages[_i].reason);
+    for (char *r = strtok(reasons, "|"); r && !found; r = strtok(NULL, "|"))
+        found = strstr(o.err, r) != NULL;
+    ck_assert_msg(found, "%s: reason '%s' lacks '%s'", bad_usages[_i].args, o.err,
+                  bad_usages[_i].reason);
     ck_assert_msg(strstr(first_newline + 1, "usage:") != NULL, "%s: no usage after the reason",
                   bad_usages[_i].args);
     ck_assert_msg(o.out[0] == '\0', "%s: printed on stdout: %s", bad_usages[_i].args, o.out);
@@ -340,7 +346,7 @@ bool can_run_stage(void)
 {
     if (runnable < 0) {
         struct stage_output o;
-        run_stage("--size 1 --reps 1", &o);
+        run_stage("--size 16 --reps 1", &o); /* 16 bytes: whole keys of every type (07) */
         runnable = o.exit_status != EXIT_CANNOT_RUN;
         snprintf(skip_reason, sizeof skip_reason, "%.500s", o.err);
         skip_reason[strcspn(skip_reason, "\n")] = '\0';
