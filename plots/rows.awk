@@ -100,7 +100,7 @@ FNR == 1 { n = split_csv($0, header); next }
     for (i = 1; i <= n; i++) r[header[i]] = f[i]
     if (r["verified"] != "yes") next
     # 05 measures the floor again for its own table; the charts show read_bandwidth's
-    if (r["impl"] == "read-bandwidth" && r["stage"] != "read_bandwidth") next
+    if (r["impl"] ~ /^read-bandwidth(\/|$)/ && r["stage"] != "read_bandwidth") next
     # The rated speed is the tables' second 100%; a chart has no bar for it
     if (rated_row()) {
         if (r["gbps"] + 0 > 0 && !((FILENAME, r["device"]) in rated)) rated[FILENAME, r["device"]] = r["gbps"]

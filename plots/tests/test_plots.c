@@ -284,6 +284,11 @@ static const char *const fixture_rows[] = {
     "06 pageable",
     "06 pinned",
     "06 streams",
+    "07 auto:per-warp/u32/256",
+    "07 per-warp/u32/256",
+    "07 per-block/u32/256",
+    "07 global/u32/256",
+    "07 cub/u32/256",
 };
 #define FIXTURE_MACHINES ((int)(sizeof fixture_machines / sizeof fixture_machines[0]))
 #define FIXTURE_ROWS     ((int)(sizeof fixture_rows / sizeof fixture_rows[0]))
