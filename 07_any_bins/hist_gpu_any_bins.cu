@@ -334,6 +334,24 @@ static size_t shared_limit(const struct gpu *gpu)
     return (size_t)bytes;
 }
 
+/* A launch of (c): grid and blocks, the slice's shared memory, and the
+ * cluster's size as a launch attribute. The occupancy query and the launch
+ * use the same one. */
+static cudaLaunchConfig_t cluster_config(dim3 grid, dim3 block, size_t shared_bytes, int cluster,
+                                         cudaLaunchAttribute *attribute)
+{
+    attribute->id = cudaLaunchAttributeClusterDimension;
+    attribute->val.clusterDim.x = cluster;
+    attribute->val.clusterDim.y = attribute->val.clusterDim.z = 1;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = grid;
+    config.blockDim = block;
+    config.dynamicSmemBytes = shared_bytes;
+    config.attrs = attribute;
+    config.numAttrs = 1;
+    return config;
+}
+
 template <typename Key, typename Count>
 static void plan_kernel(struct plan *p, const struct job &job, const struct gpu *gpu,
                         const struct options *opt, const struct stage *stage)
@@ -360,8 +378,8 @@ static void plan_kernel(struct plan *p, const struct job &job, const struct gpu 
                      "cluster needs thread-block clusters (compute capability 9.0 or later)");
             return;
         }
-        /* The largest cluster this GPU allows for this kernel: 8 is portable,
-         * more (16 on the H100) only when the kernel asks. */
+        /* The largest cluster this GPU allows for this kernel: 8 blocks is
+         * portable, more only when the kernel asks for a non-portable size. */
         HANDLE_ERROR(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
         HANDLE_ERROR(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           (int)limit));
@@ -385,14 +403,9 @@ static void plan_kernel(struct plan *p, const struct job &job, const struct gpu 
         p->slice = (job.total + p->cluster - 1) / p->cluster;
         p->shared_bytes = global_of<Count>::counts ? (size_t)(p->slice + 1) / 2 * 4
                                                    : (size_t)p->slice * count_bytes;
-        config.dynamicSmemBytes = p->shared_bytes;
-        config.gridDim = dim3(p->cluster); /* a whole number of clusters */
         cudaLaunchAttribute attribute;
-        attribute.id = cudaLaunchAttributeClusterDimension;
-        attribute.val.clusterDim.x = p->cluster;
-        attribute.val.clusterDim.y = attribute.val.clusterDim.z = 1;
-        config.attrs = &attribute;
-        config.numAttrs = 1;
+        config = cluster_config(dim3(p->cluster) /* a whole number of clusters */, dim3(threads),
+                                p->shared_bytes, p->cluster, &attribute);
         int clusters = 0;
         HANDLE_ERROR(cudaOccupancyMaxActiveClusters(&clusters, kernel, &config));
         if (clusters < 1) {
@@ -429,16 +442,9 @@ static void launch_kernel(struct plan *p, const struct job &job,
         histo_per_block<Key, Count><<<grid, block, p->shared_bytes>>>(job, histo);
         break;
     case CLUSTER: {
-        cudaLaunchConfig_t config = {};
-        config.gridDim = grid;
-        config.blockDim = block;
-        config.dynamicSmemBytes = p->shared_bytes;
         cudaLaunchAttribute attribute;
-        attribute.id = cudaLaunchAttributeClusterDimension;
-        attribute.val.clusterDim.x = p->cluster;
-        attribute.val.clusterDim.y = attribute.val.clusterDim.z = 1;
-        config.attrs = &attribute;
-        config.numAttrs = 1;
+        cudaLaunchConfig_t config =
+            cluster_config(grid, block, p->shared_bytes, p->cluster, &attribute);
         HANDLE_ERROR(cudaLaunchKernelEx(&config, histo_cluster<Key, Count>, job, p->slice, histo));
         break;
     }
@@ -1010,9 +1016,11 @@ int main(int argc, char **argv)
         puts(CSV_HEADER);
         for (int i = 0; i < count; i++) {
             char impl[96];
-            snprintf(impl, sizeof impl, "%s/%s/%u%s%s", rows[i].impl, key_name(type), b.bins,
-                     channels > 1 ? (channels == 3 ? "x3" : channels == 2 ? "x2" : "x4") : "",
-                     weighted ? "/weighted" : "");
+            snprintf(impl, sizeof impl, "%s/%s/%u", rows[i].impl, key_name(type), b.bins);
+            if (channels > 1)
+                snprintf(impl + strlen(impl), sizeof impl - strlen(impl), "x%d", channels);
+            if (weighted)
+                strncat(impl, "/weighted", sizeof impl - strlen(impl) - 1);
             struct csv_row row = {stage.dir,      impl,     gpu.name,         in.name,
                                   size,           generated ? opt.seed : 0,
                                   rows[i].launch.blocks, rows[i].launch.threads, opt.reps,
@@ -1034,8 +1042,9 @@ int main(int argc, char **argv)
         else
             printf("keys:       %zu %s keys, %u bins over [%" PRIu64 ", %" PRIu64 ")", job.n,
                    key_name(type), b.bins, b.lo, b.lo + b.width);
-        printf("%s%s\n", channels > 1 ? (channels == 3 ? " x 3 channels" : channels == 2 ? " x 2 channels" : " x 4 channels") : "",
-               weighted ? ", weighted" : "");
+        if (channels > 1)
+            printf(" x %d channels", channels);
+        printf("%s\n", weighted ? ", weighted" : "");
         printf("outside:    %" PRIu64 " keys in no bin (outside the range, or NaN)\n", outside);
         if (weighted) {
             double sum = 0;
