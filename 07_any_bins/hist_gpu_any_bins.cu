@@ -63,13 +63,45 @@ template <typename Key> __device__ static inline typename cpu_widen<Key>::type w
     return (typename cpu_widen<Key>::type)key;
 }
 
-/* Calls add(bin, weight) for every key (bin NO_BIN: in no bin), each thread taking 16-byte
- * vectors of keys in a grid-stride loop, two loads in flight (stage 05's
- * lesson), then the last keys past the vectors one at a time. Key i's bin
- * goes in channel i % channels. */
+/* The global bins: 32-bit counts, or, for weights, doubles. A block's float
+ * sums are added into doubles so that the sum of many blocks loses no more. */
+template <typename Count> struct global_of;
+template <> struct global_of<unsigned int> {
+    typedef unsigned int type;
+    static constexpr bool counts = true;
+};
+template <> struct global_of<float> {
+    typedef double type;
+    static constexpr bool counts = false;
+};
+
+/* A thread's run of keys in one bin, added once when it ends: constant keys
+ * (and any long run) cost one add per thread instead of one per key, so no
+ * strategy waits on a single hot counter (stage 05's run-length variant). */
+template <typename Count, typename Add> struct equal_run {
+    Add &add;
+    unsigned bin;
+    Count count;
+    __device__ void operator()(unsigned next, Count w)
+    {
+        if (next == bin) {
+            count += w;
+            return;
+        }
+        if (count != 0)
+            add(bin, count);
+        bin = next, count = w;
+    }
+};
+
+/* Calls add(bin, count) for every run of keys in one bin (bin NO_BIN: in no
+ * bin), each thread taking 16-byte vectors of keys in a grid-stride loop, two
+ * loads in flight (stage 05's lesson), then the last keys past the vectors one
+ * at a time. Key i's bin goes in channel i % channels. */
 template <typename Key, typename Count, typename Add>
-__device__ void for_each_key(const struct job &job, Add &add)
+__device__ void for_each_key(const struct job &job, Add &bin_add)
 {
+    equal_run<Count, Add> add = {bin_add, NO_BIN, 0};
     constexpr int per_vector = 16 / sizeof(Key);
     const Key *keys = (const Key *)job.keys;
     const uint4 *vectors = (const uint4 *)job.keys;
@@ -81,7 +113,7 @@ __device__ void for_each_key(const struct job &job, Add &add)
         int channel = job.b.channels > 1 ? (int)((v * per_vector) % job.b.channels) : 0;
         for (int j = 0; j < per_vector; j++) {
             int bin = key_bin(job.b, widen(k[j]));
-            Count w = job.weights ? (Count)job.weights[v * per_vector + j] : (Count)1;
+            Count w = global_of<Count>::counts ? (Count)1 : (Count)job.weights[v * per_vector + j];
             add(bin < 0 ? NO_BIN : channel * job.b.bins + (unsigned)bin, w);
             if (job.b.channels > 1 && ++channel == job.b.channels)
                 channel = 0;
@@ -99,21 +131,11 @@ __device__ void for_each_key(const struct job &job, Add &add)
          i += stride) {
         int bin = key_bin(job.b, widen(keys[i]));
         add(bin < 0 ? NO_BIN : (unsigned)(i % job.b.channels) * job.b.bins + (unsigned)bin,
-            job.weights ? (Count)job.weights[i] : (Count)1);
+            global_of<Count>::counts ? (Count)1 : (Count)job.weights[i]);
     }
+    if (add.count != 0)
+        bin_add(add.bin, add.count);
 }
-
-/* The global bins: 32-bit counts, or, for weights, doubles. A block's float
- * sums are added into doubles so that the sum of many blocks loses no more. */
-template <typename Count> struct global_of;
-template <> struct global_of<unsigned int> {
-    typedef unsigned int type;
-    static constexpr bool counts = true;
-};
-template <> struct global_of<float> {
-    typedef double type;
-    static constexpr bool counts = false;
-};
 
 /* Adds a block's shared bins into the global ones: empty bins cost nothing. */
 template <typename Count>
@@ -142,12 +164,51 @@ extern __shared__ unsigned char dynamic_shared[]; /* sized at launch */
  * warp would hit the same counters, the collisions drop by the number of
  * warps per block. The price: copies x bins of shared memory, so it holds
  * the fewest bins of all, and its blocks are few per SM once the copies grow. */
-template <typename Count> struct warp_copy_add {
+/* Counts in 16-bit halves of 32-bit words, two bins a word, hold twice the
+ * bins in the same shared memory ((b) past what 32-bit counters hold, and
+ * (c) always). A half must not carry into its neighbour: the add that takes
+ * a half from 0x7fff to 0x8000 takes 0x8000 back out and adds it to the
+ * global bin. To carry before that thread's next instruction, 32768 more adds
+ * would have to land in the same half in between. That holds for adds of 1
+ * only, so a run of more keys goes to the global bin at once. (Adding whole
+ * runs failed on the H100: with constant keys every thread of a cluster adds
+ * its run of about 1000 at the same moment, at the end of the keys, and the
+ * half carried into the next bin.) */
+__device__ static void add_to_half(unsigned *words, unsigned local, unsigned count, unsigned bin,
+                                   unsigned *histo)
+{
+    if (count > 1) {
+        atomicAdd(&histo[bin], count);
+        return;
+    }
+    unsigned shift = (local & 1) * 16;
+    unsigned old = (atomicAdd(&words[local / 2], 1u << shift) >> shift) & 0xffff;
+    if (old == 0x7fff) {
+        atomicSub(&words[local / 2], 0x8000u << shift);
+        atomicAdd(&histo[bin], 0x8000u);
+    }
+}
+
+__device__ static unsigned read_half(const unsigned *words, unsigned local)
+{
+    return (words[local / 2] >> (local & 1) * 16) & 0xffff;
+}
+
+/* An add to bins in shared memory: a counter per bin, or (counts only) a half. */
+template <typename Count> struct shared_add {
     Count *bins;
+    bool halves;
+    typename global_of<Count>::type *histo; /* where a half's carries go */
     __device__ void operator()(unsigned bin, Count w)
     {
-        if (bin != NO_BIN)
-            atomicAdd(&bins[bin], w);
+        if (bin == NO_BIN)
+            return;
+        if constexpr (global_of<Count>::counts)
+            if (halves) {
+                add_to_half((unsigned *)bins, bin, w, bin, histo);
+                return;
+            }
+        atomicAdd(&bins[bin], w);
     }
 };
 
@@ -158,7 +219,7 @@ __global__ void histo_per_warp(struct job job, typename global_of<Count>::type *
     int warps = blockDim.x / WARP;
     zero_bins(bins, (size_t)warps * job.total);
     __syncthreads();
-    warp_copy_add<Count> add = {bins + (threadIdx.x / WARP) * job.total};
+    shared_add<Count> add = {bins + (threadIdx.x / WARP) * job.total, false, histo};
     for_each_key<Key, Count>(job, add);
     __syncthreads();
     merge_bins(bins, job.total, warps, histo);
@@ -166,18 +227,28 @@ __global__ void histo_per_warp(struct job job, typename global_of<Count>::type *
 
 /* (b) One copy per block: stage 03's kernel for any number of bins, as
  * many as the block's shared memory holds (cudaFuncSetAttribute lets it ask
- * for more than the default 48 KB). With many bins the keys of a warp
- * rarely collide, and one copy is enough. */
+ * for more than the default 48 KB), in 16-bit halves when 32-bit counters do
+ * not fit. With many bins the keys of a warp rarely collide, and one copy is
+ * enough. */
 template <typename Key, typename Count>
-__global__ void histo_per_block(struct job job, typename global_of<Count>::type *histo)
+__global__ void __launch_bounds__(1024)
+    histo_per_block(struct job job, bool halves, typename global_of<Count>::type *histo)
 {
     Count *bins = (Count *)dynamic_shared;
-    zero_bins(bins, job.total);
+    zero_bins(bins, halves ? (job.total + 1) / 2 : job.total);
     __syncthreads();
-    warp_copy_add<Count> add = {bins};
+    shared_add<Count> add = {bins, halves, histo};
     for_each_key<Key, Count>(job, add);
     __syncthreads();
-    merge_bins(bins, job.total, 1, histo);
+    if (!halves) {
+        merge_bins(bins, job.total, 1, histo);
+        return;
+    }
+    for (unsigned bin = threadIdx.x; bin < job.total; bin += blockDim.x) {
+        unsigned value = read_half((const unsigned *)bins, bin);
+        if (value != 0)
+            atomicAdd(&histo[bin], (typename global_of<Count>::type)value);
+    }
 }
 
 /* (c) One copy per cluster. A thread-block cluster's blocks run at the same
@@ -186,23 +257,9 @@ __global__ void histo_per_block(struct job job, typename global_of<Count>::type 
  * slice per block: block r of the cluster holds bins [r x slice, (r+1) x
  * slice), and a key whose bin lives in another block is added there, across
  * the SMs. A cluster then holds as many bins as all its blocks together.
- *
- * Counts are kept in 16-bit halves of 32-bit words, two bins a word, which
- * doubles the bins a cluster holds. A half must not carry into its
- * neighbour: the add that takes a half from 0x7fff to 0x8000 takes 0x8000
- * back out and adds it to the global bin. To carry before that thread runs
- * its very next instruction, the same bin would need 32768 more adds. */
+ * Counts are kept in 16-bit halves (add_to_half), which doubles the bins a
+ * cluster holds. */
 #ifdef _CG_HAS_CLUSTER_GROUP /* compiled for sm_90 or later */
-__device__ static void cluster_add_count(unsigned *words, unsigned local, unsigned bin,
-                                         unsigned *histo)
-{
-    unsigned shift = (local & 1) * 16;
-    unsigned old = atomicAdd(&words[local / 2], 1u << shift);
-    if (((old >> shift) & 0xffff) == 0x7fff) {
-        atomicSub(&words[local / 2], 0x8000u << shift);
-        atomicAdd(&histo[bin], 0x8000u);
-    }
-}
 
 template <typename Count> struct cluster_add {
     cg::cluster_group cluster;
@@ -216,14 +273,14 @@ template <typename Count> struct cluster_add {
         unsigned rank = bin / slice, local = bin - rank * slice;
         Count *target = cluster.map_shared_rank(slice0, rank);
         if constexpr (global_of<Count>::counts) /* 16-bit halves */
-            cluster_add_count((unsigned *)target, local, bin, (unsigned *)histo);
+            add_to_half((unsigned *)target, local, w, bin, (unsigned *)histo);
         else
             atomicAdd(&target[local], w);
     }
 };
 
 template <typename Key, typename Count>
-__global__ void histo_cluster(struct job job, unsigned slice,
+__global__ void __launch_bounds__(1024) histo_cluster(struct job job, unsigned slice,
                               typename global_of<Count>::type *histo)
 {
     cg::cluster_group cluster = cg::this_cluster();
@@ -237,8 +294,7 @@ __global__ void histo_cluster(struct job job, unsigned slice,
     unsigned first = cluster.block_rank() * slice;
     for (unsigned local = threadIdx.x; local < slice && first + local < job.total;
          local += blockDim.x) {
-        Count value = halves ? (Count)((((unsigned *)bins)[local / 2] >> (local & 1) * 16) & 0xffff)
-                             : bins[local];
+        Count value = halves ? (Count)read_half((const unsigned *)bins, local) : bins[local];
         if (value != 0)
             atomicAdd(&histo[first + local], (typename global_of<Count>::type)value);
     }
@@ -264,8 +320,15 @@ template <typename Count> struct global_add {
     {
         if (global_of<Count>::counts && aggregate) {
             unsigned same = __match_any_sync(__activemask(), bin);
+#if __CUDA_ARCH__ >= 800
+            unsigned sum = __reduce_add_sync(same, (unsigned)w); /* the lanes' runs together */
+#else
+            unsigned sum = 0; /* no warp reduce before sm_80: a shuffle per lane */
+            for (unsigned lanes = same; lanes; lanes &= lanes - 1)
+                sum += __shfl_sync(same, (unsigned)w, __ffs(lanes) - 1);
+#endif
             if (bin != NO_BIN && (threadIdx.x % WARP) == (unsigned)(__ffs(same) - 1))
-                atomicAdd(&histo[bin], (typename global_of<Count>::type)__popc(same));
+                atomicAdd(&histo[bin], (typename global_of<Count>::type)sum);
         } else if (bin != NO_BIN) {
             atomicAdd(&histo[bin], (typename global_of<Count>::type)w);
         }
@@ -308,6 +371,7 @@ struct plan {
     const struct strategy *s;
     struct launch launch;
     size_t shared_bytes;
+    bool halves;    /* (b): counts in 16-bit halves */
     int cluster;    /* blocks per cluster, (c) only */
     unsigned slice; /* bins per block of a cluster */
     void *cub_scratch;
@@ -360,14 +424,29 @@ static void plan_kernel(struct plan *p, const struct job &job, const struct gpu 
     int threads = opt->threads ? opt->threads : p->s->threads;
     size_t limit = shared_limit(gpu), count_bytes = sizeof(Count);
     p->shared_bytes = 0;
-    if (p->s->kind == PER_WARP)
+    p->halves = false;
+    size_t most = limit / count_bytes; /* the bins one block holds */
+    if (p->s->kind == PER_WARP) {
         p->shared_bytes = (size_t)(threads / WARP) * job.total * count_bytes;
-    else if (p->s->kind == PER_BLOCK)
+        most /= threads / WARP;
+    } else if (p->s->kind == PER_BLOCK) {
         p->shared_bytes = (size_t)job.total * count_bytes;
+        if (global_of<Count>::counts) { /* halves, where 32-bit counters do not fit */
+            p->halves = p->shared_bytes > limit;
+            if (p->halves)
+                p->shared_bytes = (size_t)(job.total + 1) / 2 * 4;
+            most = limit / 2;
+        }
+        /* Room for one block per SM: give it every thread an SM runs (2048 on
+         * sm_90; 1024 is a block's most), or its loads in flight are too few
+         * to keep the memory busy. */
+        if (!opt->threads && p->shared_bytes > limit / 2)
+            threads = 1024;
+    }
     if (p->shared_bytes > limit) {
         snprintf(p->why_not, sizeof p->why_not,
                  "%s holds at most %zu bins here (%zu bytes of shared memory per block)", p->s->name,
-                 limit / count_bytes / (p->s->kind == PER_WARP ? threads / WARP : 1), limit);
+                 most, limit);
         return;
     }
     if (p->s->kind == CLUSTER) {
@@ -439,7 +518,7 @@ static void launch_kernel(struct plan *p, const struct job &job,
         histo_per_warp<Key, Count><<<grid, block, p->shared_bytes>>>(job, histo);
         break;
     case PER_BLOCK:
-        histo_per_block<Key, Count><<<grid, block, p->shared_bytes>>>(job, histo);
+        histo_per_block<Key, Count><<<grid, block, p->shared_bytes>>>(job, p->halves, histo);
         break;
     case CLUSTER: {
         cudaLaunchAttribute attribute;
@@ -590,8 +669,18 @@ static void plan_any(struct plan *p, const struct on_gpu *g, const struct gpu *g
     p->why_not[0] = '\0';
     if (p->s->kind == CUB_EVEN || p->s->kind == CUB_RANGE) {
         p->launch = {0, 0}; /* CUB chooses */
+        /* CUB turns each block's bin back into the key type on its way out
+         * (agent_histogram.cuh: (SampleT) privatized_bin), so bins past the
+         * key type's largest value land in the wrong bin: NVIDIA/cccl#10976. */
+        bool truncates = (j.b.type == KEY_U16 && j.b.bins > 65536) ||
+                         (j.b.type == KEY_F32 && j.b.bins > (1u << 24));
         if (j.weights)
             snprintf(p->why_not, sizeof p->why_not, "%s: CUB has no weighted histogram", p->s->name);
+        else if (truncates)
+            snprintf(p->why_not, sizeof p->why_not,
+                     "%s holds at most %u bins of %s keys: past that CUB (CUDA 13.0) puts keys in "
+                     "the wrong bin (NVIDIA/cccl#10976)",
+                     p->s->name, j.b.type == KEY_U16 ? 65536u : 1u << 24, key_name(j.b.type));
         else if (p->s->kind == CUB_RANGE && (j.b.type == KEY_F32 || j.b.channels > 1))
             snprintf(p->why_not, sizeof p->why_not,
                      "cub-range is shown for integer keys in one channel only");
@@ -779,6 +868,7 @@ static struct binning binning_from_options(const struct stage *stage, const stru
     for (int shift = 0; shift <= 32; shift++)
         if (b.width == (uint64_t)1 << shift)
             b.width_shift = shift;
+    b.narrow = type != KEY_F32 && b.width * b.bins <= ((uint64_t)1 << 32);
     return b;
 }
 
@@ -824,13 +914,15 @@ int main(int argc, char **argv)
                    "wins changes with the bins",
         .gpu = true,
         .variants = variant_names,
-        .help = "The grid is as many blocks as fit on the GPU at once (the occupancy API), of "
-                "256 threads for per-warp and the global ones, 512 for per-block, 1024 for cluster; "
-                "CUB chooses its own. --size is in bytes, a whole number of keys (and of pixels with --channels); "
-                "--image counts a BMP's R, G and B as 3 channels of u8 keys. all (the default) "
-                "runs every strategy that holds the bins, and says why the others do not; auto "
-                "tries (a) to (d) once on this input and keeps the fastest.",
-        .options = own_options};
+        .help = "--size is in bytes, a whole number of keys (and of pixels with --channels). all "
+                "(the default) runs every strategy that holds the bins, and says why the others "
+                "do not; auto tries (a) to (d) once on this input and keeps the fastest.",
+        .options = own_options,
+        .launch_default = "as many blocks as fit on the GPU at once (the occupancy API; for "
+                          "cluster, a whole number of clusters), of 256 threads for per-warp and "
+                          "the global ones, 512 for per-block (1024 when one block fills an SM's "
+                          "shared memory) and 1024 for cluster; CUB chooses its own",
+        .image_means = "count a BMP's R, G and B as 3 channels of u8 keys (e.g. data/chelsea.bmp)"};
     struct options opt = options_or_exit(argc, argv, &stage);
 
     /* What the keys are, checked before any GPU is touched. */
@@ -959,7 +1051,7 @@ int main(int argc, char **argv)
     double tuning_ms = 0;
     if (strcmp(variant, "auto") == 0 || strcmp(variant, "all") == 0) {
         double begin = now_ms(), best = 0;
-        for (int i = 0; i <= GLOBAL; i++) {
+        for (int i = 0; i <= GLOBAL_PLAIN; i++) {
             struct plan p = {&strategies[i]};
             plan_any(&p, &g, &gpu, &opt, &stage);
             if (p.why_not[0])

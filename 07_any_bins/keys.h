@@ -15,6 +15,7 @@
 #define KEYS_H
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 enum key_type { KEY_U8, KEY_U16, KEY_U32, KEY_F32 };
@@ -25,6 +26,7 @@ struct binning {
     int channels;          /* 1 to 4, interleaved: key i is channel i % channels */
     uint64_t lo, width;    /* integer keys: [lo, lo + width), width at most 2^32 */
     int width_shift;       /* log2(width) when width is a power of two, else -1 */
+    bool narrow;           /* width x bins <= 2^32: a key's bin in 32-bit arithmetic */
     float flo, fhi, scale; /* float keys: [flo, fhi), scale = bins / (fhi - flo) */
 };
 
@@ -33,10 +35,16 @@ struct binning {
  * 64-bit division per key, which is far slower on a GPU. Both give the same bin. */
 __host__ __device__ static inline int integer_bin(const struct binning &b, uint32_t key)
 {
-    uint64_t x = (uint64_t)key - b.lo;
+    uint32_t x = key - (uint32_t)b.lo; /* lo < 2^32 */
     if (key < b.lo || x >= b.width)
         return -1;
-    uint64_t scaled = x * b.bins;
+    /* The same bin in as few instructions as the width allows: with 8-bit
+     * keys, turning keys into bins is much of the work. */
+    if (b.width_shift == 32) /* every u32 value: the high word of x x bins */
+        return (int)(((uint64_t)x * b.bins) >> 32);
+    if (b.width_shift >= 0 && b.narrow) /* x x bins fits in 32 bits */
+        return (int)((x * b.bins) >> b.width_shift);
+    uint64_t scaled = (uint64_t)x * b.bins;
     return (int)(b.width_shift >= 0 ? scaled >> b.width_shift : scaled / b.width);
 }
 

@@ -411,12 +411,21 @@ void print_usage(FILE *out, const struct stage *stage)
     fputc('\n', out);
     fputs("  --size N          bytes of input; K, M, G are powers of 1024 (default 100M)\n"
           "  --data KIND       uniform (default), constant, skewed or text\n"
-          "  --file PATH       histogram of a file's bytes instead of generated data\n"
-          "  --image FILE.bmp  histogram of a BMP's brightness (e.g. data/chelsea.bmp)\n"
-          "  --seed N          seed of the generated data (default 1)\n"
+          "  --file PATH       histogram of a file's bytes instead of generated data\n",
+          out);
+    print_wrapped(out, fprintf(out, "  --image FILE.bmp  "), 20,
+                  stage->image_means ? stage->image_means
+                                     : "histogram of a BMP's brightness (e.g. data/chelsea.bmp)");
+    fputs("  --seed N          seed of the generated data (default 1)\n"
           "  --reps N          timed runs after a warm-up; prints the median (default 10)\n",
           out);
-    if (stage->gpu)
+    if (stage->gpu && stage->launch_default) {
+        fputs("  --blocks N        blocks in the grid\n"
+              "  --blocks-per-sm K blocks in the grid = K x the GPU's SM count\n"
+              "  --threads T       threads per block\n",
+              out);
+        print_wrapped(out, fprintf(out, "%20sdefault: ", ""), 20, stage->launch_default);
+    } else if (stage->gpu)
         fputs("  --blocks N        blocks in the grid (default: 2 per SM, the book's choice)\n"
               "  --blocks-per-sm K blocks in the grid = K x the GPU's SM count\n"
               "  --threads T       threads per block (default 256)\n",

@@ -55,6 +55,10 @@ struct stage {
                                     differs from the shared text, or NULL; --help
                                     prints it after the options */
     const struct stage_option *options; /* its own options, ended by {NULL}; or NULL */
+    const char *launch_default;  /* what --blocks and --threads default to here, where that
+                                    is not the book's 2 per SM of 256 threads; or NULL */
+    const char *image_means;     /* what --image counts here, where it is not the
+                                    brightness; or NULL */
 };
 
 /* ---------------------------------------------------------------- inputs -- */

@@ -18,6 +18,8 @@
 #                grid from SMs / 8 to 64 x SMs), and 07's strategies from 2 to
 #                2^20 bins (default: yes where a GPU is)
 #   BENCH_BINS_SIZE  bytes of 32-bit keys in 07's bins sweep (default 1G)
+#   BENCH_BINS_REPS  timed runs per measurement in 07's bins sweep (default 3:
+#                each end-to-end run copies BENCH_BINS_SIZE bytes in)
 #   BENCH_OUT    where the CSV goes (default plots/results)
 #   BENCH_ONLY   an extended regular expression: make only the runs whose line
 #                (run-kind|program|options, as the progress lines show them)
@@ -137,7 +139,7 @@ plan() {
     echo "bins-sweep|plots/read_bandwidth/read_bandwidth|--size $bins_size"
     for data in uniform skewed constant; do
         for bins in 2 8 32 256 1024 4096 16384 65536 262144 1048576; do
-            echo "bins-sweep|$(stage_program 07_any_bins)|--size $bins_size --data $data --bins $bins"
+            echo "bins-sweep|$(stage_program 07_any_bins)|--size $bins_size --data $data --bins $bins --reps ${BENCH_BINS_REPS:-3}"
         done
     done
     sms=$(sm_count)
@@ -186,7 +188,8 @@ while IFS='|' read -r run program options; do
     fi
     [ -z "${cannot_run[$program]:-}" ] || continue
     # shellcheck disable=SC2086 # options are words on purpose
-    output=$("$program" $options --reps "$reps" --csv 2>"$err")
+    # a run's own --reps (07's bins sweep) comes after, and wins
+    output=$("$program" --reps "$reps" $options --csv 2>"$err")
     status=$?
     rows=$(echo "$output" | sed 1d) # a stage with variants prints a row for each
     if [ "$status" -eq 77 ]; then

@@ -14,8 +14,14 @@
 #   PROFILE_SIZE   bytes of generated input (default 100M, the book's)
 #   PROFILE_DATA   the inputs (default "uniform skewed constant")
 #   PROFILE_OUT    where the CSV goes (default plots/results)
+#   PROFILE_RUNS   a file of runs to profile instead of every stage's, one
+#                  "folder|options" a line (# comments); their CSV is
+#                  profile-<machine>-<the file's name less .runs>.csv, so that
+#                  the whole profile stays as recorded (plots/profile-07.runs)
 #   NCU            the ncu to run (default: the first of PATH, $CUDA_HOME/bin,
 #                  /usr/local/cuda/bin, the newest /opt/nvidia/nsight-compute/*/)
+# A run that the stage refuses as bad usage (exit 2: 07's strategies that do
+# not hold its bins) is skipped, its reason shown.
 # Exit: 0 written, 1 a run failed, 2 bad usage, 77 cannot run here (no ncu, no
 # GPU, or ncu may not read the GPU's performance counters).
 set -uo pipefail
@@ -100,6 +106,11 @@ for data in "${inputs[@]}"; do
     esac
 done
 [[ $size =~ ^[0-9]+[KMG]?$ ]] || { echo "profile: PROFILE_SIZE: '$size' is not a size (100M, 64K, 1G, 1000)" >&2; exit 2; }
+runs_file=${PROFILE_RUNS:-}
+if [ -n "$runs_file" ]; then
+    [ -f "$runs_file" ] && [ -r "$runs_file" ] || { echo "profile: PROFILE_RUNS: no such file: $runs_file" >&2; exit 2; }
+    runs_file=$(realpath "$runs_file")
+fi
 
 # ------------------------------------------------------ can it run here? --
 find_ncu() {
@@ -125,7 +136,11 @@ source common/stages.sh
 source plots/runs.sh
 source plots/csv.sh
 
-mapfile -t folders < <(stages | awk '$3 == "cuda" { print $1 }')
+if [ -n "$runs_file" ]; then # only the stages it names
+    mapfile -t folders < <(grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$runs_file" | cut -d'|' -f1 | sort -u)
+else
+    mapfile -t folders < <(stages | awk '$3 == "cuda" { print $1 }')
+fi
 [ ${#folders[@]} -gt 0 ] || { echo "profile: stages.txt lists no CUDA stage" >&2; exit 1; }
 for folder in "${folders[@]}"; do
     program=$(stage_program "$folder")
@@ -191,9 +206,18 @@ plan() {
 }
 
 # ---------------------------------------------------------------- the runs --
-runs=$(plan)
+if [ -n "$runs_file" ]; then
+    runs=$(grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$runs_file")
+    while IFS='|' read -r folder options; do
+        [ -x "$(stage_program "$folder" 2>/dev/null)" ] && [ -n "$options" ] ||
+            { echo "profile: PROFILE_RUNS: '$folder|$options' is not 'built-stage-folder|options'" >&2; exit 2; }
+    done <<<"$runs"
+    csv=$out_dir/profile-$slug-$(basename "$runs_file" .runs).csv
+else
+    runs=$(plan)
+    csv=$out_dir/profile-$slug.csv
+fi
 total=$(echo "$runs" | grep -c .)
-csv=$out_dir/profile-$slug.csv
 echo "profile: $total runs on $machine with $ncu; writing $csv" >&2
 date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 machine_columns="$(csv_text "$gpu"),$(csv_text "$driver"),$date"
@@ -231,6 +255,10 @@ while IFS='|' read -r folder options; do
         why=$(head -1 "$tmp_dir/parse-error")
     elif [ "${FIELDS[12]:-}" != yes ]; then
         why="the histogram is wrong: ${FIELDS[*]}"
+    fi
+    if [ $status -eq 2 ]; then # the stage refuses these options (07: bins a strategy does not hold)
+        echo "    skipped: $(grep -h -m1 . "$err")" >&2
+        continue
     fi
     if [ -n "$why" ] || [ $status -ne 0 ]; then
         echo "    FAILED (exit $status): ${why:-no output}" >&2
