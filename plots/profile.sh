@@ -16,7 +16,7 @@
 #   PROFILE_OUT    where the CSV goes (default plots/results)
 #   PROFILE_RUNS   a file of runs to profile instead of every stage's, one
 #                  "folder|options" a line (# comments); their CSV is
-#                  profile-<machine>-<the file's name less .runs>.csv, so that
+#                  profile-<machine>-<NAME>.csv for a file profile-NAME.runs, so that
 #                  the whole profile stays as recorded (plots/profile-07.runs)
 #   NCU            the ncu to run (default: the first of PATH, $CUDA_HOME/bin,
 #                  /usr/local/cuda/bin, the newest /opt/nvidia/nsight-compute/*/)
@@ -212,7 +212,8 @@ if [ -n "$runs_file" ]; then
         [ -x "$(stage_program "$folder" 2>/dev/null)" ] && [ -n "$options" ] ||
             { echo "profile: PROFILE_RUNS: '$folder|$options' is not 'built-stage-folder|options'" >&2; exit 2; }
     done <<<"$runs"
-    csv=$out_dir/profile-$slug-$(basename "$runs_file" .runs).csv
+    name=$(basename "$runs_file" .runs)
+    csv=$out_dir/profile-$slug-${name#profile-}.csv
 else
     runs=$(plan)
     csv=$out_dir/profile-$slug.csv
