@@ -5,6 +5,7 @@
 #   <machine>-bandwidth        GPU stages as % of the GPU's read bandwidth, by input size
 #   <machine>-blocks           stage 03 against blocks per SM
 #   <machine>-coarsening       stage 05 against the bytes each thread counts
+#   <machine>-bins-<input>     stage 07's strategies, CUB and the floor, against the bins
 #   <machine>-contention       uniform vs skewed vs constant bytes, per stage
 #   machines-uniform           each stage on every machine: the lab comparison, one bar a machine
 #   histogram-text, histogram-chelsea   the histograms themselves
@@ -50,6 +51,24 @@ coarsening() {
                      END { for (i = 1; i <= count; i++) printf "\"%s\"\t0\n%s\n\n", order[i], points[order[i]] }'
 }
 
+# bins CSV DATA: 07's bins sweep on one input for bins.gp, a block per
+# strategy (auto's choice as "auto"): its name, then a line per run: bins,
+# GB/s of keys. The floor is 07's own read-only row.
+bins() {
+    local row
+    { grep -F ',bins-sweep,' "$1" || true; } | while IFS= read -r row; do
+        split_csv "$row" # stage,impl,device,data,bytes,seed,blocks,threads,reps,kernel_ms,total_ms,gbps,verified,pct,run
+        if [ "${FIELDS[0]}" = 07_any_bins ] && [ "${FIELDS[3]}" = "$2" ] &&
+            [ "${FIELDS[12]}" = yes ] && [ "${FIELDS[14]:-}" = bins-sweep ]; then
+            impl=${FIELDS[1]%%/*} rest=${FIELDS[1]#*/}
+            printf '%s\t%s\t%s\n' "${impl%%:*}" "${rest#*/}" "${FIELDS[11]}"
+        fi
+    done | sort -t"$(printf '\t')" -k1,1 -s -k2,2n |
+        awk -F'\t' '!($1 in seen) { seen[$1] = 1; order[++count] = $1 }
+                   { points[$1] = points[$1] sprintf("%s\t%s\n", $2, $3) }
+                   END { for (i = 1; i <= count; i++) printf "\"%s\"\t0\n%s\n\n", order[i], points[order[i]] }'
+}
+
 draw() { # draw SCRIPT DATA NAME TITLE [gnuplot settings]: renders NAME.png and NAME.svg
     local script=$1 data=$2 name=$3 title=$4 extra=${5:-}
     if [ ! -s "$data" ]; then
@@ -84,6 +103,11 @@ for csv in $csvs; do
     coarsening "$csv" >"$tmp/coarsening"
     draw coarsening "$tmp/coarsening" "$slug-coarsening" \
         "Stage 05 with more or fewer bytes per thread (coarsening), $machine ($size)"
+    for kind in uniform skewed constant; do
+        bins "$csv" "$kind" >"$tmp/bins"
+        draw bins "$tmp/bins" "$slug-bins-$kind" \
+            "Stage 07 from 2 to 2^20 bins: 1 GiB of $kind 32-bit keys, $machine"
+    done
 done
 # shellcheck disable=SC2086 # every CSV is an argument
 rows machines $csvs >"$tmp/machines"
