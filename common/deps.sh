@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the workbook uses, when they are missing:
-# Check (unit tests), gnuplot (plots), the OpenCL ICD loader, headers and PoCL.
+# Check (unit tests), gnuplot (plots), the OpenCL ICD loader, headers, PoCL and
+# Oclgrind (an OpenCL simulator whose data-race check the exercises use), and
+# patch (which makes the exercises' mutants from their solutions).
 # The CUDA toolkit is not among them: it comes from NVIDIA, not from Debian.
 set -euo pipefail
 
-packages=(check pkg-config gnuplot-nox ocl-icd-opencl-dev opencl-headers pocl-opencl-icd)
+packages=(check pkg-config gnuplot-nox ocl-icd-opencl-dev opencl-headers pocl-opencl-icd oclgrind patch)
 
 if ! command -v dpkg-query >/dev/null; then
     echo "deps: not a Debian system: install ${packages[*]} (or their equivalents) by hand"

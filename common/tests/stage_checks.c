@@ -3,6 +3,7 @@
  */
 #include "stage_checks.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -13,6 +14,11 @@ static char program[4096];
 static int skipped_checks;
 static char skip_reason[512];
 static int runnable = -1; /* -1: not probed yet */
+static const char *run_prefix = ""; /* a command the program runs under (oclgrind) */
+
+static void read_cut(FILE *in, char *buf, size_t size);
+static TCase *named_tcase(const char *name, int hint);
+static void added(TCase *tc, int checks);
 
 void set_stage(const char *dir, int argc, char **argv)
 {
@@ -56,7 +62,8 @@ void run_stage_in(const char *dir, const char *args, struct stage_output *o)
     close(err_fd);
 
     char command[8192];
-    snprintf(command, sizeof command, "cd '%s' && '%s' %s 2>'%s'", dir, program, args, err_path);
+    snprintf(command, sizeof command, "cd '%s' && %s '%s' %s 2>'%s'", dir, run_prefix, program,
+             args, err_path);
     FILE *p = popen(command, "r");
     if (!p) {
         snprintf(o->err, sizeof o->err, "cannot run %.1000s", command);
@@ -87,13 +94,61 @@ void run_stage_in(const char *dir, const char *args, struct stage_output *o)
     int status = pclose(p);
     o->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 
+    if (WIFSIGNALED(status))
+        o->signal = WTERMSIG(status);
+    else if (WIFEXITED(status) && WEXITSTATUS(status) > 128) /* the shell reports a crash so */
+        o->signal = WEXITSTATUS(status) - 128;
     FILE *err = fopen(err_path, "r");
     if (err) {
-        size_t got = fread(o->err, 1, sizeof o->err - 1, err);
-        o->err[got] = '\0';
+        read_cut(err, o->err, sizeof o->err);
         fclose(err);
     }
     unlink(err_path);
+}
+
+/* Reads a stream into buf; one too long keeps its start and its last 400
+ * bytes, and says between them how many bytes were cut. */
+static void read_cut(FILE *in, char *buf, size_t size)
+{
+    enum { TAIL = 400 };
+    char tail[TAIL];
+    size_t head_room = size - TAIL - 64; /* 64: the line that says what was cut */
+    size_t got = fread(buf, 1, head_room, in);
+    buf[got] = '\0';
+    if (got < head_room)
+        return;
+    size_t ring = 0, cut = 0; /* the last TAIL bytes of the rest, in a ring */
+    for (int c; (c = getc(in)) != EOF; cut++)
+        tail[ring++ % TAIL] = (char)c;
+    if (cut == 0)
+        return;
+    size_t kept = cut < TAIL ? cut : TAIL;
+    cut -= kept;
+    char *end = buf + got;
+    if (cut)
+        end += sprintf(end, "\n[... %zu bytes of stderr cut ...]\n", cut);
+    for (size_t i = 0; i < kept; i++)
+        *end++ = tail[(ring - kept + i) % TAIL];
+    *end = '\0';
+}
+
+const char *exit_meaning(const struct stage_output *o)
+{
+    static char words[4][96]; /* a few in one message */
+    static int next;
+    char *w = words[next++ % 4];
+    if (o->signal)
+        snprintf(w, sizeof words[0], "crashed: signal %d (%s)", o->signal, strsignal(o->signal));
+    else if (o->exit_status < 0)
+        snprintf(w, sizeof words[0], "did not run to its end");
+    else
+        snprintf(w, sizeof words[0], "exit %d%s", o->exit_status,
+                 o->exit_status == EXIT_OK          ? ""
+                 : o->exit_status == EXIT_FAILED    ? " (an error or a wrong result)"
+                 : o->exit_status == EXIT_USAGE     ? " (it refused its arguments: bad usage)"
+                 : o->exit_status == EXIT_CANNOT_RUN ? " (it cannot run here)"
+                                                     : "");
+    return w;
 }
 
 void check_matches_reference(size_t size, enum data_kind kind, uint64_t seed,
@@ -111,7 +166,7 @@ void check_matches_reference(size_t size, enum data_kind kind, uint64_t seed,
              data_kind_name(kind), (unsigned long long)seed, extra_args);
     struct stage_output o;
     run_stage(args, &o);
-    ck_assert_msg(o.exit_status == 0, "%s %s: exit %d, stderr: %s", program, args, o.exit_status,
+    ck_assert_msg(o.exit_status == 0, "%s %s: %s, stderr: %s", program, args, exit_meaning(&o),
                   o.err);
     ck_assert_msg(o.bins_printed == BINS, "%s %s: printed %d bins", program, args, o.bins_printed);
     for (int bin = 0; bin < BINS; bin++)
@@ -210,7 +265,7 @@ END_TEST
 
 TCase *usage_tcase(bool gpu_stage, int *checks)
 {
-    TCase *tc = tcase_create("usage");
+    TCase *tc = named_tcase("usage", 0);
     tcase_add_loop_test(tc, test_bad_usage_exits_2_with_a_one_line_reason, 0, BAD_USAGES);
     tcase_add_test(tc, test_help_prints_usage_and_exits_0);
     if (gpu_stage)
@@ -328,7 +383,7 @@ END_TEST
 
 TCase *output_tcase(int *checks)
 {
-    TCase *tc = tcase_create("output");
+    TCase *tc = named_tcase("output", 0);
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_csv_prints_header_and_verified_rows);
     tcase_add_test(tc, test_size_zero_sums_to_zero);
@@ -361,10 +416,18 @@ void add_skipped(int checks)
 
 void add_if_runnable(Suite *suite, TCase *tc, int checks)
 {
-    if (can_run_stage())
+    if (can_run_stage()) {
         suite_add_tcase(suite, tc);
-    else
+        added(tc, checks);
+    } else {
         skipped_checks += checks;
+    }
+}
+
+void add_tcase(Suite *suite, TCase *tc, int checks)
+{
+    suite_add_tcase(suite, tc);
+    added(tc, checks);
 }
 
 int run_suite(Suite *suite)
@@ -414,7 +477,7 @@ END_TEST
 
 TCase *matrix_tcase(int *checks)
 {
-    TCase *tc = tcase_create("gpu");
+    TCase *tc = named_tcase("gpu", 0);
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, test_gpu_matches_reference_for_every_size_and_kind, 0, MATRIX_CASES);
     tcase_add_test(tc, test_indexing_past_2_gib);
@@ -434,10 +497,201 @@ Suite *gpu_stage_suite(void)
 {
     Suite *suite = suite_create(stage_dir);
     int usage_checks = 0, output_checks = 0, gpu_checks = 0;
-    suite_add_tcase(suite, usage_tcase(true, &usage_checks));
+    TCase *usage = usage_tcase(true, &usage_checks);
+    add_tcase(suite, usage, usage_checks);
     TCase *output = output_tcase(&output_checks);
     add_if_runnable(suite, output, output_checks);
     TCase *gpu = gpu_tcase(&gpu_checks);
     add_if_runnable(suite, gpu, gpu_checks);
     return suite;
+}
+
+/* -------------------------------------------------------------- exercises -- */
+
+/* Every named group of checks, in the order it was made, and those added to
+ * the suite, in the order they were added: the order run_exercise runs them. */
+#define MAX_GROUPS 32
+static struct group {
+    TCase *tc;
+    const char *name;
+    int hint;
+    int checks;
+} groups[MAX_GROUPS];
+static int group_count;
+static int run_order[MAX_GROUPS], run_count;
+
+static TCase *named_tcase(const char *name, int hint)
+{
+    if (group_count == MAX_GROUPS) {
+        fprintf(stderr, "stage_checks: more than %d groups of checks\n", MAX_GROUPS);
+        exit(EXIT_FAILED);
+    }
+    TCase *tc = tcase_create(name);
+    tcase_set_timeout(tc, 600); /* a program on a busy GPU, or past 2 GiB */
+    groups[group_count++] = (struct group){tc, name, hint, 0};
+    return tc;
+}
+
+TCase *exercise_tcase(const char *name, int hint)
+{
+    return named_tcase(name, hint);
+}
+
+static void added(TCase *tc, int checks)
+{
+    for (int g = 0; g < group_count; g++)
+        if (groups[g].tc == tc && run_count < MAX_GROUPS) {
+            groups[g].checks = checks;
+            run_order[run_count++] = g;
+        }
+}
+
+/* Prints at most max_lines lines of text, each indented; says if more were cut. */
+static void print_lines(const char *text, int max_lines)
+{
+    int lines = 0;
+    const char *p = text;
+    while (*p && lines < max_lines) {
+        size_t len = strcspn(p, "\n");
+        printf("    %.*s\n", (int)(len > 300 ? 300 : len), p);
+        p += len + (p[len] == '\n');
+        lines++;
+    }
+    if (*p)
+        printf("    [... cut here: the whole message is in the log named below]\n");
+}
+
+/* Check's words for a test process that ended on its own, in ours. */
+static void print_failure(const char *message)
+{
+    int status;
+    if (sscanf(message, "Early exit with return value %d", &status) == 1) {
+        printf("    the check's own test process exited with status %d before it finished:\n"
+               "    a fault in the check (or a file it needs), not your program's exit status\n",
+               status);
+    } else if (strstr(message, "Test timeout expired")) {
+        printf("    the check gave up waiting (600 s): does your program hang, or loop forever?\n");
+    } else if (strncmp(message, "Received signal", 15) == 0) {
+        printf("    the check itself crashed (%s)\n", message);
+    } else {
+        print_lines(message, 8);
+    }
+}
+
+static void write_result(const char *result)
+{
+    const char *path = getenv("CHECK_RESULT");
+    FILE *f = path && *path ? fopen(path, "w") : NULL;
+    if (!f)
+        return;
+    const char *sum = getenv("CHECK_SOURCES_SUM");
+    fprintf(f, "%s %s\n", sum && *sum ? sum : "-", result);
+    fclose(f);
+}
+
+int run_exercise(Suite *suite)
+{
+    const char *log_path = getenv("CHECK_LOG");
+    FILE *log = log_path && *log_path ? fopen(log_path, "w") : NULL;
+    const char *all_env = getenv("CHECK_ALL");
+    bool run_all = all_env && *all_env && strcmp(all_env, "0") != 0;
+
+    SRunner *runner = srunner_create(suite);
+    int checks_run = 0, failed_total = 0, first = -1, failed_first = 0;
+    int groups_not_run = 0, checks_not_run = 0;
+    char first_message[4096] = "", first_place[256] = "";
+    for (int k = 0; k < run_count; k++) {
+        struct group *g = &groups[run_order[k]];
+        if (first >= 0 && !run_all) {
+            groups_not_run++;
+            checks_not_run += g->checks;
+            continue;
+        }
+        int failed_before = srunner_ntests_failed(runner);
+        srunner_run(runner, NULL, g->name, CK_SILENT);
+        checks_run += g->checks;
+        int failed_now = srunner_ntests_failed(runner);
+        if (failed_now == failed_before)
+            continue;
+        TestResult **results = srunner_failures(runner);
+        for (int i = failed_before; i < failed_now; i++)
+            if (log)
+                fprintf(log, "[%s] %s:%d: %s\n\n", g->name, tr_lfile(results[i]),
+                        tr_lno(results[i]), tr_msg(results[i]));
+        if (first < 0) {
+            first = run_order[k];
+            failed_first = failed_now - failed_before;
+            snprintf(first_message, sizeof first_message, "%s", tr_msg(results[failed_before]));
+            snprintf(first_place, sizeof first_place, "%s:%d", tr_lfile(results[failed_before]),
+                     tr_lno(results[failed_before]));
+        }
+        free(results);
+        failed_total += failed_now - failed_before;
+    }
+    srunner_free(runner);
+    if (log)
+        fclose(log);
+
+    char result[600];
+    if (first >= 0) {
+        struct group *g = &groups[first];
+        printf("%s: FAILING in \"%s\": %d of its %d checks failed. The first, %s:\n", stage_dir,
+               g->name, failed_first, g->checks, first_place);
+        print_failure(first_message);
+        if (g->hint > 0)
+            printf("  Stuck? Open hint %d in README.md.\n", g->hint);
+        if (groups_not_run)
+            printf("  Not run after it: %d more groups, %d checks (CHECK_ALL=1 runs them).\n",
+                   groups_not_run, checks_not_run);
+        if (run_all && failed_total > failed_first)
+            printf("  %d more failures in later groups.\n", failed_total - failed_first);
+        if (log_path && *log_path)
+            printf("  Every failure in full: %s\n", log_path);
+        snprintf(result, sizeof result, "failing in \"%s\"", g->name);
+    } else if (skipped_checks) {
+        snprintf(result, sizeof result, "skipped: %s", runnable ? "some checks" : skip_reason);
+        printf("%s: %d checks passed\n", stage_dir, checks_run);
+    } else {
+        snprintf(result, sizeof result, "passed, %d checks", checks_run);
+        printf("%s: passed, all %d checks\n", stage_dir, checks_run);
+    }
+    if (skipped_checks)
+        printf("SKIPPED: %d checks of %s%s%s\n", skipped_checks, stage_dir, runnable ? "" : ": ",
+               runnable ? "" : skip_reason);
+    write_result(result);
+    return first >= 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/* --------------------------------------------------------------- Oclgrind -- */
+
+bool have_oclgrind(void)
+{
+    return system("oclgrind --version >/dev/null 2>&1") == 0;
+}
+
+void check_no_races(const char *args)
+{
+    char log_path[] = "/tmp/oclgrind_log_XXXXXX";
+    int fd = mkstemp(log_path);
+    ck_assert_msg(fd >= 0, "mkstemp failed");
+    close(fd);
+    char prefix[256];
+    snprintf(prefix, sizeof prefix, "oclgrind --data-races --max-errors 4 --log '%s'",
+             log_path);
+    run_prefix = prefix;
+    struct stage_output o;
+    run_stage(args, &o);
+    run_prefix = "";
+    FILE *log = fopen(log_path, "r");
+    char report[2048] = "";
+    if (log) {
+        read_cut(log, report, sizeof report);
+        fclose(log);
+    }
+    unlink(log_path);
+    /* Oclgrind's report first: a race can also make the count wrong */
+    ck_assert_msg(report[strspn(report, " \t\n")] == '\0',
+                  "under Oclgrind (%s), a data race:\n%s", args, report);
+    ck_assert_msg(o.exit_status == 0, "under Oclgrind (%s): %s, stderr: %s", args, exit_meaning(&o),
+                  o.err);
 }

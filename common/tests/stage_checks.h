@@ -16,14 +16,22 @@ void set_stage(const char *stage_dir, int argc, char **argv);
 
 struct stage_output {
     int exit_status; /* -1 when the program did not exit normally */
+    int signal;      /* the signal that ended it (a crash), or 0 */
     unsigned int bins[BINS];
     int bins_printed;
     bool has_sum;
     uint64_t sum;
     bool says_verified;
     char out[8192]; /* the start of stdout */
-    char err[4096]; /* the start of stderr */
+    /* stderr; a long one keeps its start and its end, with a line between
+     * that says how much was cut, so that it fits in a check's message */
+    char err[2048];
 };
+
+/* What the program's end means, in words: "exit 1 (an error or a wrong
+ * result)", "exit 2 (it refused its arguments: bad usage)", "crashed: signal
+ * 11 (Segmentation fault)". */
+const char *exit_meaning(const struct stage_output *o);
 
 /* Runs the program with args (shell words) and reads what it prints. */
 void run_stage(const char *args, struct stage_output *o);
@@ -64,7 +72,36 @@ void add_if_runnable(Suite *suite, TCase *tc, int checks);
 /* The whole suite of a GPU stage: usage everywhere, the rest where a GPU is. */
 Suite *gpu_stage_suite(void);
 
+/* Adds the case whatever the machine (checks that need no GPU, such as usage). */
+void add_tcase(Suite *suite, TCase *tc, int checks);
+
 /* Runs the suite and prints Check's summary, then a SKIPPED line if any were. */
 int run_suite(Suite *suite);
+
+/* ------------------------------------------------------------- Oclgrind -- */
+
+/* Oclgrind runs an OpenCL program on a simulated device and reports data
+ * races (two work-items touching one address, one of them writing, with no
+ * barrier or atomic between): what PoCL,
+ * running a work-group's items one after another, never shows. */
+bool have_oclgrind(void);
+
+/* Runs the program under Oclgrind with args (keep the input small: it is
+ * slow) and asserts that it exits 0 and that Oclgrind reported nothing. */
+void check_no_races(const char *args);
+
+/* ------------------------------------------------------------ exercises -- */
+
+/* An exercise's check is groups of checks (test cases), run in the order they
+ * are made: what the exercise teaches first, the edges after. The first group
+ * with a failure ends the run (CHECK_ALL=1 runs them all), and the check
+ * prints one screen: the first failure, and which hint of the README to open
+ * (hint 0: none). A passing check prints one line. */
+TCase *exercise_tcase(const char *name, int hint);
+
+/* Runs an exercise's suite as above. Every failure goes to the file named by
+ * the environment's CHECK_LOG, and the result (passed, failing or skipped) to
+ * CHECK_RESULT, for make status; exercise.mk sets both. */
+int run_exercise(Suite *suite);
 
 #endif

@@ -162,11 +162,19 @@ START_TEST(test_options_without_meaning_here_are_usage_errors)
 }
 END_TEST
 
+/* PoCL runs a work-group's items one after another, so a race gives the right
+ * count there; Oclgrind simulates them and reports it. */
+START_TEST(test_no_races_under_oclgrind)
+{
+    check_no_races("--size 30000 --reps 1 --blocks 2 --threads 64");
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("06_rgb_opencl", argc, argv);
     Suite *suite = suite_create("exercise 06: RGB histograms in OpenCL");
-    TCase *tc = tcase_create("rgb");
+    TCase *tc = exercise_tcase("three histograms", 2);
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_the_photographs_three_histograms_match_reference);
     tcase_add_loop_test(tc, test_generated_pixels_of_every_size_and_kind_match_reference, 0,
@@ -176,5 +184,11 @@ int main(int argc, char **argv)
     tcase_add_test(tc, test_options_without_meaning_here_are_usage_errors);
     /* Without an OpenCL device the program exits 77 and every check is counted as skipped. */
     add_if_runnable(suite, tc, 1 + SIZES * KINDS + LAUNCHES + 2);
-    return run_suite(suite);
+    TCase *races = exercise_tcase("no races, under Oclgrind", 2);
+    tcase_add_test(races, test_no_races_under_oclgrind);
+    if (have_oclgrind())
+        add_if_runnable(suite, races, 1);
+    else
+        add_skipped(1);
+    return run_exercise(suite);
 }
