@@ -1,0 +1,174 @@
+/*
+ * check_packed_counters.c - exercise 16 counts every byte as the CPU does,
+ * and does it in 16-bit halves: the program's --show-packing line, made by
+ * watching the words from outside add_one, must show 128 words for 256 bins,
+ * halves that were used, a flush whenever a bin passes 65535, and no half
+ * that ever changed its neighbour. Sizes around 65535 and constant data (one
+ * bin holds everything) find the half that carries or wraps.
+ */
+#include "stage_checks.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+START_TEST(test_counts_the_books_phrase)
+{
+    check_matches_reference(23 * 10, DATA_TEXT, 1, "");
+}
+END_TEST
+
+START_TEST(test_counts_every_size_and_kind)
+{
+    check_matrix_case(_i, "");
+}
+END_TEST
+
+/* What --show-packing printed. */
+struct packing {
+    bool printed;
+    int words, bins;
+    unsigned int peak;
+    unsigned long long flushes, carries;
+};
+
+static struct packing read_packing(const struct stage_output *o)
+{
+    struct packing p = {0};
+    const char *line = strstr(o->out, "\npacking:");
+    p.printed = line && sscanf(line + 1,
+                               "packing: %d words of two 16-bit halves for %d bins, peak half %u, "
+                               "%llu flushes, %llu carries",
+                               &p.words, &p.bins, &p.peak, &p.flushes, &p.carries) == 5;
+    return p;
+}
+
+/* A seed whose constant data is an even byte (the low half of its word) or an odd one. */
+static uint64_t constant_seed(bool odd)
+{
+    for (uint64_t seed = 1;; seed++) {
+        unsigned char byte;
+        fill_input(DATA_CONSTANT, &byte, 1, seed);
+        if ((byte & 1) == odd)
+            return seed;
+    }
+}
+
+/* Runs with --bins --show-packing; asserts the CPU's bins and sum, "verified",
+ * no carry, and at least the flushes the counts need: a half holds at most
+ * 65535, so a bin of c > 65535 was flushed at least (c - 1) / 65535 times. */
+static struct packing check_packed(size_t size, enum data_kind kind, uint64_t seed)
+{
+    unsigned char *buffer = malloc(size ? size : 1);
+    ck_assert(buffer != NULL);
+    fill_input(kind, buffer, size, seed);
+    unsigned int expected[BINS] = {0};
+    cpu_histogram(buffer, size, expected);
+    free(buffer);
+    char args[256];
+    snprintf(args, sizeof args,
+             "--size %zu --data %s --seed %" PRIu64 " --reps 1 --bins --show-packing", size,
+             data_kind_name(kind), seed);
+    struct stage_output o;
+    run_stage(args, &o);
+    ck_assert_msg(o.exit_status == 0, "%s: %s, expected exit 0; stderr: %s", args, exit_meaning(&o),
+                  o.err);
+    ck_assert_msg(o.bins_printed == BINS, "%s: printed %d bins, expected %d", args, o.bins_printed,
+                  BINS);
+    unsigned long long needed = 0;
+    for (int bin = 0; bin < BINS; bin++) {
+        ck_assert_msg(o.bins[bin] == expected[bin], "%s: bin %d is %u, expected %u (the CPU's)",
+                      args, bin, o.bins[bin], expected[bin]);
+        if (expected[bin] > 0)
+            needed += (expected[bin] - 1) / 65535;
+    }
+    ck_assert_msg(o.has_sum && o.sum == size, "%s: Histogram Sum %" PRIu64 ", expected %zu", args,
+                  o.sum, size);
+    ck_assert_msg(o.says_verified, "%s: no 'verified: yes' line", args);
+    struct packing p = read_packing(&o);
+    ck_assert_msg(p.printed, "%s: no 'packing: ...' line; stdout starts: %.300s", args, o.out);
+    ck_assert_msg(p.carries == 0,
+                  "%s: %llu adds changed the other half of their word, expected 0: a half "
+                  "carried into its neighbour",
+                  args, p.carries);
+    ck_assert_msg(p.flushes >= needed,
+                  "%s: %llu flushes, expected at least %llu: a half cannot hold more than 65535",
+                  args, p.flushes, needed);
+    return p;
+}
+
+/* ------------------------------------------------------------ technique -- */
+
+START_TEST(test_packs_256_bins_into_128_words)
+{
+    struct packing p = check_packed(65535, DATA_UNIFORM, 7);
+    ck_assert_msg(p.words == BINS / 2 && p.bins == BINS,
+                  "--size 65535 --show-packing: %d words for %d bins, expected %d for %d", p.words,
+                  p.bins, BINS / 2, BINS);
+    ck_assert_msg(p.peak > 0,
+                  "--size 65535 --show-packing: peak half 0, expected more: no count was ever "
+                  "in a 16-bit half (plain 32-bit counters?)");
+    ck_assert_msg(p.flushes == 0,
+                  "--size 65535 --show-packing: %llu flushes, expected 0: no bin of 65535 "
+                  "uniform bytes comes near 65535, so no half needs one",
+                  p.flushes);
+}
+END_TEST
+
+START_TEST(test_a_full_half_is_flushed_in_either_half)
+{
+    bool odd = _i;
+    uint64_t seed = constant_seed(odd);
+    struct packing p = check_packed(131072, DATA_CONSTANT, seed);
+    ck_assert_msg(p.peak >= 32767 && p.flushes > 0,
+                  "--size 131072 --data constant --seed %" PRIu64 " (%s bin) --show-packing: "
+                  "peak half %u, %llu flushes; expected a half that held 32767 or more, and "
+                  "flushes",
+                  seed, odd ? "an odd" : "an even", p.peak, p.flushes);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- edges -- */
+
+/* Around one and two full halves: the last count that fits, the first that does not. */
+static const size_t edge_sizes[] = {65534,  65535,  65536,  65537,  131070,
+                                    131071, 131072, 131073, 196605, 196606};
+#define EDGE_SIZES ((int)(sizeof edge_sizes / sizeof edge_sizes[0]))
+
+START_TEST(test_constant_data_around_65535_in_either_half)
+{
+    check_packed(edge_sizes[_i / 2], DATA_CONSTANT, constant_seed(_i % 2));
+}
+END_TEST
+
+START_TEST(test_every_kind_past_two_full_halves)
+{
+    check_packed(1000003, (enum data_kind)_i, 1600 + (uint64_t)_i);
+    check_packed(3 * 65535 + 1, (enum data_kind)_i, 1700 + (uint64_t)_i);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    set_stage("16_packed_counters", argc, argv);
+    Suite *suite = suite_create("exercise 16: two 16-bit counters in each 32-bit word");
+    TCase *counting = exercise_tcase("counts every byte, as the CPU does", 1);
+    tcase_set_timeout(counting, 60);
+    tcase_add_test(counting, test_counts_the_books_phrase);
+    tcase_add_loop_test(counting, test_counts_every_size_and_kind, 0, MATRIX_CASES);
+    add_tcase(suite, counting, 1 + MATRIX_CASES);
+    TCase *halves = exercise_tcase("the counts live in 16-bit halves, flushed when full", 2);
+    tcase_set_timeout(halves, 60);
+    tcase_add_test(halves, test_packs_256_bins_into_128_words);
+    tcase_add_loop_test(halves, test_a_full_half_is_flushed_in_either_half, 0, 2);
+    add_tcase(suite, halves, 3);
+    TCase *edges = exercise_tcase("no half carries: sizes around 65535, either half", 3);
+    tcase_set_timeout(edges, 120);
+    tcase_add_loop_test(edges, test_constant_data_around_65535_in_either_half, 0, 2 * EDGE_SIZES);
+    tcase_add_loop_test(edges, test_every_kind_past_two_full_halves, 0, 4);
+    add_tcase(suite, edges, 2 * EDGE_SIZES + 4);
+    int usage_checks = 0;
+    TCase *usage = usage_tcase(false, &usage_checks);
+    add_tcase(suite, usage, usage_checks);
+    return run_exercise(suite);
+}
