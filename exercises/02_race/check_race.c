@@ -1,7 +1,10 @@
 /*
- * check_race.c - exercise 02 loses no increment: every bin matches the CPU
- * reference on every size and kind, on the input where all threads collide
- * and on every launch shape, and the program says "lost: 0".
+ * check_race.c - exercise 02 loses no increment, and not by dodging the race:
+ * every bin matches the CPU on every size, kind and launch; on inputs where
+ * every thread hits one bin, the plain ++ (run first, on the same launch) is
+ * seen to lose increments while yours loses none; and the work is spread over
+ * the whole grid (the busiest thread counted only its grid-stride share), so
+ * that many threads did race. Past 2 GiB last.
  */
 #include "stage_checks.h"
 
@@ -9,14 +12,37 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Reads "lost: N of M increments" from the program's report. */
-static void read_lost(const struct stage_output *o, int64_t *lost, uint64_t *of)
+/* What the report says beyond the shared lines. */
+struct race_report {
+    long blocks;
+    int threads;
+    int64_t racy_lost, lost; /* by the plain ++, and by yours */
+    uint64_t racy_of, of;
+    unsigned int busiest;
+};
+
+static void read_report(const char *args, const struct stage_output *o, struct race_report *r)
 {
-    const char *line = strstr(o->out, "\nlost:");
-    ck_assert_msg(line != NULL, "no 'lost:' line in: %s", o->out);
-    ck_assert_msg(sscanf(line, "\nlost: %" SCNd64 " of %" SCNu64 " increments", lost, of) == 2,
-                  "cannot read the 'lost:' line: %.80s", line + 1);
+    const char *line = strstr(o->out, "\nlaunch:");
+    ck_assert_msg(
+        line && sscanf(line, "\nlaunch: %ld blocks x %d threads", &r->blocks, &r->threads) == 2,
+        "%s: no 'launch: B blocks x T threads' line in: %s", args, o->out);
+    line = strstr(o->out, "\nlost by ++:");
+    ck_assert_msg(line && sscanf(line, "\nlost by ++: %" SCNd64 " of %" SCNu64 " increments",
+                                 &r->racy_lost, &r->racy_of) == 2,
+                  "%s: no 'lost by ++: N of M increments' line (the plain ++'s count) in: %s", args,
+                  o->out);
+    line = strstr(o->out, "\nlost:");
+    ck_assert_msg(line && sscanf(line, "\nlost: %" SCNd64 " of %" SCNu64 " increments", &r->lost,
+                                 &r->of) == 2,
+                  "%s: no 'lost: N of M increments' line (your kernel's count) in: %s", args,
+                  o->out);
+    line = strstr(o->out, "\nbusiest:");
+    ck_assert_msg(line && sscanf(line, "\nbusiest: %u", &r->busiest) == 1,
+                  "%s: no 'busiest: N bytes counted by one thread' line in: %s", args, o->out);
 }
+
+/* ------------------------------------------------ every byte is counted -- */
 
 START_TEST(test_counts_every_size_and_kind)
 {
@@ -24,30 +50,10 @@ START_TEST(test_counts_every_size_and_kind)
 }
 END_TEST
 
-/* Every byte the same: every thread of the grid increments the same bin, the
- * input where a plain ++ loses the most. */
-static const char *const crowded_launches[] = {"", "--blocks-per-sm 16", "--threads 1024",
-                                               "--threads 33"};
-
-START_TEST(test_loses_nothing_when_every_thread_hits_one_bin)
-{
-    char args[256];
-    snprintf(args, sizeof args, "--data constant --size 16M --reps 2 %s", crowded_launches[_i]);
-    struct stage_output o;
-    run_stage(args, &o);
-    int64_t lost;
-    uint64_t of;
-    read_lost(&o, &lost, &of);
-    ck_assert_msg(lost == 0, "%s: lost %" PRId64 " of %" PRIu64 " increments", args, lost, of);
-    ck_assert_uint_eq(of, 16u << 20);
-    ck_assert_msg(o.exit_status == 0 && o.says_verified, "%s: exit %d: %s", args, o.exit_status,
-                  o.err);
-}
-END_TEST
-
 /* The shapes a student will try: one block, odd and large blocks, many small ones. */
 static const char *const launches[] = {"--blocks 1", "--threads 64", "--threads 1000",
                                        "--blocks 1 --threads 1024", "--blocks 100000 --threads 32"};
+#define LAUNCHES ((int)(sizeof launches / sizeof launches[0]))
 
 START_TEST(test_every_launch_matches_reference)
 {
@@ -56,19 +62,73 @@ START_TEST(test_every_launch_matches_reference)
 }
 END_TEST
 
-/* The count the lesson rests on: the CPU's total minus the GPU's, whatever the kernel does. */
+/* ----------------------------------- the race is there, and yours survives it -- */
+
+/* Every byte the same: every thread of the grid increments one bin, where a
+ * plain ++ loses the most (a warp's 32 threads read the same count at once). */
+static const char *const crowded_launches[] = {"", "--blocks-per-sm 16", "--threads 1024",
+                                               "--threads 33"};
+#define CROWDED ((int)(sizeof crowded_launches / sizeof crowded_launches[0]))
+
+START_TEST(test_the_plus_plus_loses_and_yours_loses_nothing_on_the_same_launch)
+{
+    const size_t size = (size_t)16 << 20;
+    char args[256];
+    snprintf(args, sizeof args, "--data constant --size 16M --reps 2 %s", crowded_launches[_i]);
+    struct stage_output o;
+    run_stage(args, &o);
+    ck_assert_msg(o.exit_status == 0 && o.says_verified,
+                  "%s: expected exit 0 and 'verified: yes', got %s; stderr: %s", args,
+                  exit_meaning(&o), o.err);
+    struct race_report r;
+    read_report(args, &o, &r);
+    ck_assert_msg(r.racy_of == size && r.of == size,
+                  "%s: expected both counts 'of %zu increments', got %" PRIu64 " and %" PRIu64,
+                  args, size, r.racy_of, r.of);
+    ck_assert_msg(r.racy_lost > 0,
+                  "%s: expected the plain ++ to lose increments on this launch (%ld blocks x %d "
+                  "threads), got 'lost by ++: %" PRId64 "': keep racy_kernel and the launch as "
+                  "they are",
+                  args, r.blocks, r.threads, r.racy_lost);
+    ck_assert_msg(r.lost == 0,
+                  "%s: expected your kernel to lose 0 of %zu increments, got %" PRId64 " lost",
+                  args, size, r.lost);
+    /* Thread 0 counts bytes 0, grid, 2 grid, ...: ceil(size / grid) of them, the most. */
+    size_t grid = (size_t)r.blocks * (size_t)r.threads;
+    size_t share = (size + grid - 1) / grid;
+    ck_assert_msg(r.busiest == share,
+                  "%s: expected the busiest thread to count its grid-stride share, %zu bytes "
+                  "(%zu over %ld x %d threads), got %u: spread the bytes over every thread of the "
+                  "launch, each counting its own",
+                  args, share, size, r.blocks, r.threads, r.busiest);
+}
+END_TEST
+
+/* The count the lesson rests on: the CPU's total minus the GPU's. */
 START_TEST(test_lost_is_the_input_minus_the_histogram_sum)
 {
+    const char *args = "--data constant --size 1M --reps 1";
     struct stage_output o;
-    run_stage("--data constant --size 1M --reps 1", &o);
-    ck_assert_msg(o.exit_status == 0 || o.exit_status == 1, "exit %d: %s", o.exit_status, o.err);
-    int64_t lost;
-    uint64_t of;
-    read_lost(&o, &lost, &of);
-    ck_assert_msg(o.has_sum, "no Histogram Sum: %s", o.out);
-    ck_assert_uint_eq(of, 1u << 20);
-    ck_assert_msg(lost == (int64_t)(of - o.sum), "lost %" PRId64 ", but the sum is %" PRIu64, lost,
-                  o.sum);
+    run_stage(args, &o);
+    ck_assert_msg(o.exit_status == 0, "%s: expected exit 0, got %s; stderr: %s", args,
+                  exit_meaning(&o), o.err);
+    struct race_report r;
+    read_report(args, &o, &r);
+    ck_assert_msg(o.has_sum, "%s: no 'Histogram Sum' line in: %s", args, o.out);
+    ck_assert_msg(r.of == 1u << 20, "%s: expected 'of 1048576 increments', got %" PRIu64, args,
+                  r.of);
+    ck_assert_msg(r.lost == (int64_t)(r.of - o.sum),
+                  "%s: expected lost = %" PRIu64 " - the sum %" PRIu64 ", got %" PRId64, args, r.of,
+                  o.sum, r.lost);
+}
+END_TEST
+
+/* -------------------------------------------------------- past 2 GiB -- */
+
+/* An int index wraps past 2^31 and stops counting there; size_t must not. */
+START_TEST(test_counts_past_2_gib)
+{
+    check_matches_reference(((size_t)1 << 31) + 5, DATA_UNIFORM, 9, "");
 }
 END_TEST
 
@@ -76,15 +136,22 @@ int main(int argc, char **argv)
 {
     set_stage("02_race", argc, argv);
     Suite *suite = suite_create("exercise 02: a race made visible");
-    TCase *tc = tcase_create("no lost increments");
-    tcase_set_timeout(tc, 300);
-    tcase_add_loop_test(tc, test_counts_every_size_and_kind, 0, MATRIX_CASES);
-    int crowded = (int)(sizeof crowded_launches / sizeof crowded_launches[0]);
-    tcase_add_loop_test(tc, test_loses_nothing_when_every_thread_hits_one_bin, 0, crowded);
-    int shapes = (int)(sizeof launches / sizeof launches[0]);
-    tcase_add_loop_test(tc, test_every_launch_matches_reference, 0, shapes);
-    tcase_add_test(tc, test_lost_is_the_input_minus_the_histogram_sum);
-    /* Without a GPU the program exits 77 and every check is counted as skipped. */
-    add_if_runnable(suite, tc, MATRIX_CASES + crowded + shapes + 1);
-    return run_suite(suite);
+
+    TCase *counts = exercise_tcase("every byte counted, on every size, kind and launch", 1);
+    tcase_add_loop_test(counts, test_counts_every_size_and_kind, 0, MATRIX_CASES);
+    tcase_add_loop_test(counts, test_every_launch_matches_reference, 0, LAUNCHES);
+    add_if_runnable(suite, counts, MATRIX_CASES + LAUNCHES);
+
+    TCase *race = exercise_tcase("the plain ++ loses increments on your launch, yours loses none "
+                                 "on the same one, every thread counting its share",
+                                 2);
+    tcase_add_loop_test(race, test_the_plus_plus_loses_and_yours_loses_nothing_on_the_same_launch,
+                        0, CROWDED);
+    tcase_add_test(race, test_lost_is_the_input_minus_the_histogram_sum);
+    add_if_runnable(suite, race, CROWDED + 1);
+
+    TCase *large = exercise_tcase("past 2 GiB: every byte counted", 3);
+    tcase_add_test(large, test_counts_past_2_gib);
+    add_if_runnable(suite, large, 1);
+    return run_exercise(suite);
 }
