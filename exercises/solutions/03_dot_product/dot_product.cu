@@ -16,6 +16,18 @@
 #include <math.h>
 #include <stdlib.h>
 
+/* How many atomics added to the result in the last kernel-only run: every one
+ * goes through add_to_result, which counts it. The check compares the count
+ * with the blocks, to see that each block added its threads' sums first. */
+__device__ unsigned long long atomics_issued;
+
+/* Adds value to *result with one atomicAdd, and counts it. */
+__device__ void add_to_result(float *result, float value)
+{
+    atomicAdd(result, value);
+    atomicAdd(&atomics_issued, 1ULL);
+}
+
 __global__ void dot_kernel(const float *a, const float *b, size_t n, float *result)
 {
     extern __shared__ float cache[]; /* one float per thread: the launch sizes it */
@@ -41,7 +53,7 @@ __global__ void dot_kernel(const float *a, const float *b, size_t n, float *resu
     /* One atomic per block, not per thread: blocks finish at different times,
      * so they still need one, but few of them wait on each other. */
     if (threadIdx.x == 0)
-        atomicAdd(result, cache[0]);
+        add_to_result(result, cache[0]);
 }
 
 static void launch_dot(const float *dev_a, const float *dev_b, size_t n, float *dev_result,
@@ -110,6 +122,7 @@ struct dot_run {
     float *dev_a, *dev_b, *dev_result; /* the kernel-only runs' */
     cudaEvent_t start, stop;
     float kernel_result, result; /* the last kernel-only and end-to-end results */
+    unsigned long long atomics;  /* add_to_result's count in the last kernel-only run */
 };
 
 static double kernel_only_once(void *context)
@@ -117,6 +130,8 @@ static double kernel_only_once(void *context)
     struct dot_run *run = (struct dot_run *)context;
     float ms;
     HANDLE_ERROR(cudaMemset(run->dev_result, 0, sizeof(float))); /* all zero bits: 0.0f */
+    unsigned long long none = 0;
+    HANDLE_ERROR(cudaMemcpyToSymbol(atomics_issued, &none, sizeof none));
     HANDLE_ERROR(cudaEventRecord(run->start, 0));
     launch_dot(run->dev_a, run->dev_b, run->n, run->dev_result, run->launch);
     HANDLE_ERROR(cudaEventRecord(run->stop, 0));
@@ -166,6 +181,7 @@ static struct gpu_times time_dot(struct dot_run *run, int reps)
     HANDLE_ERROR(cudaMemcpy(run->dev_b, run->b, bytes, cudaMemcpyHostToDevice));
     struct gpu_times times;
     times.kernel_ms = median_ms(kernel_only_once, run, reps);
+    HANDLE_ERROR(cudaMemcpyFromSymbol(&run->atomics, atomics_issued, sizeof run->atomics));
     HANDLE_ERROR(cudaFree(run->dev_a)); /* so end to end has the memory to itself */
     HANDLE_ERROR(cudaFree(run->dev_b));
     HANDLE_ERROR(cudaFree(run->dev_result));
@@ -213,6 +229,8 @@ static int report_dot(const struct stage *stage, const struct options *opt, cons
         printf("dot (CPU):  %.17g (in double)\n", exact);
         printf("error:      %.3g relative (kernel only: %.3g), tolerance %.3g\n", error,
                kernel_error, tol);
+        printf("atomics:    %llu added to the result in one run (%ld blocks)\n", run->atomics,
+               run->launch.blocks);
         printf("kernel only: %10.3f ms %9.2f GB/s  (median of %d runs after %d warm-up)\n",
                times.kernel_ms, gb_per_s(bytes, times.kernel_ms), opt->reps, WARMUP_RUNS);
         printf("end to end:  %10.3f ms %9.2f GB/s  (allocate, copy in, memset, kernel, copy out)\n",
