@@ -11,9 +11,12 @@
 #include "book.h"         /* HANDLE_ERROR, the input, the CPU's check: worth reading */
 #include "harness_cuda.h" /* options, the GPU, repeats, the report: no need to read it */
 
-#define BOOK_BLOCKS_PER_SM 2  /* the book's rule: twice as many blocks as SMs */
-#define MOST_BLOCKS_PER_SM 64 /* the sweep doubles from 1 up to this */
-#define SWEEP              7  /* 1, 2, 4, 8, 16, 32, 64 */
+#include <stdlib.h>
+
+#define BOOK_BLOCKS_PER_SM 2          /* the book's rule: twice as many blocks as SMs */
+#define MOST_BLOCKS_PER_SM 64         /* the sweep doubles from 1 up to this */
+#define SWEEP              7          /* 1, 2, 4, 8, 16, 32, 64 */
+#define HANDICAP_CYCLES    10000000LL /* --favour's wait: some milliseconds on any GPU */
 
 /* Stage 03's kernel, unchanged: a private histogram per block in shared memory,
  * merged with one global atomic per bin. Only its grid changes here. */
@@ -37,11 +40,26 @@ __global__ void histo_kernel(const unsigned char *buffer, size_t size, unsigned 
         atomicAdd(&histo[bin], temp[bin]);
 }
 
-static void launch_histo(void *, const unsigned char *dev_buffer, size_t size,
+/* For --favour: one thread that waits a number of clock cycles. Not part of
+ * the lesson: it gives the check a sweep whose fastest grid is known. */
+__global__ void wait_kernel(long long cycles)
+{
+    long long start = clock64();
+    while (clock64() - start < cycles)
+        ;
+}
+
+/* context: the cycles to wait after the histogram, inside the timed region. */
+static void launch_histo(void *context, const unsigned char *dev_buffer, size_t size,
                          unsigned int *dev_histo, struct launch launch)
 {
     histo_kernel<<<(unsigned)launch.blocks, launch.threads>>>(dev_buffer, size, dev_histo);
     HANDLE_ERROR(cudaGetLastError());
+    long long handicap = *(const long long *)context;
+    if (handicap) {
+        wait_kernel<<<1, 1>>>(handicap);
+        HANDLE_ERROR(cudaGetLastError());
+    }
 }
 
 /* The grids timed so far; report_results verifies and prints them together. */
@@ -52,13 +70,29 @@ struct sweep {
     unsigned int histos[SWEEP][BINS], kernel_histos[SWEEP][BINS];
 };
 
+/* --favour N, or 0 when not given: every grid but N blocks per SM waits
+ * HANDICAP_CYCLES more in each timed run, so that N must come out fastest. */
+static int favoured(const struct stage *stage, const struct options *opt)
+{
+    const char *text = opt->stage_values[0];
+    if (!text)
+        return 0;
+    char *end;
+    long per_sm = strtol(text, &end, 10);
+    if (*end || per_sm < 1 || per_sm > MOST_BLOCKS_PER_SM || (per_sm & (per_sm - 1)))
+        usage_error(stage, "--favour: a power of two from 1 to 64 (blocks per SM)");
+    return (int)per_sm;
+}
+
 /* Times the kernel on blocks_per_sm blocks per SM and adds it to the sweep. */
 static void time_grid(const struct stage *stage, const struct options *opt, const struct gpu *gpu,
                       const struct input *in, int blocks_per_sm, struct sweep *s)
 {
     int n = s->count++;
     struct launch launch = choose_launch(stage, opt, gpu, blocks_per_sm, 256);
-    struct gpu_times t = time_gpu_histogram(stage, opt, in, launch, launch_histo, NULL,
+    int favour = favoured(stage, opt);
+    long long handicap = favour && favour != blocks_per_sm ? HANDICAP_CYCLES : 0;
+    struct gpu_times t = time_gpu_histogram(stage, opt, in, launch, launch_histo, &handicap,
                                             s->histos[n], s->kernel_histos[n]);
     snprintf(s->names[n], sizeof s->names[n], "blocks-per-sm-%d", blocks_per_sm);
     s->results[n] = {.impl = s->names[n],
@@ -85,14 +119,21 @@ static int fastest(const struct sweep *s)
 
 int main(int argc, char **argv)
 {
+    static const struct stage_option options[] = {
+        {"--favour", "N",
+         "for the check: every grid but N blocks per SM waits some milliseconds more, so that N "
+         "is the fastest"},
+        {NULL, NULL, NULL}};
     const struct stage stage = {.dir = "04_block_tuning",
                                 .program = "block_tuning",
                                 .summary = "exercise: stage 03's kernel on 1 to 64 blocks per SM",
-                                .gpu = true};
+                                .gpu = true,
+                                .options = options};
     struct options opt = options_or_exit(argc, argv, &stage);
     if (opt.blocks || opt.blocks_per_sm) /* before open_gpu: a usage error needs no GPU */
         usage_error(&stage, "--blocks, --blocks-per-sm: this program tries every grid itself; "
                             "--threads sets the block size");
+    favoured(&stage, &opt); /* a bad --favour, too */
     struct gpu gpu = open_gpu(&stage);
     struct input in = make_input(&stage, &opt);
 
