@@ -47,6 +47,7 @@ $(BUILD)/check_$(PROGRAM): $(BUILD)/check_$(PROGRAM).o $(LIB_CHECKS) $(LIB_HOST)
 # A mutant's sources: the solution's, with the patch applied (patch, from Debian).
 ifneq ($(MUTANT),)
 $(SOURCE_DIR)/%: $(BUILD)/patched ;
+.PRECIOUS: $(SOURCE_DIR)/% # made by the patch, not by make: never deleted as intermediate
 $(BUILD)/patched: $(MUTANT_PATCH) $(wildcard $(SOLUTION_DIR)/*.*)
 	@test -f $(MUTANT_PATCH) || { echo "no mutant $(MUTANT): $(MUTANT_PATCH) is missing"; exit 2; }
 	@rm -rf $(SOURCE_DIR) && mkdir -p $(SOURCE_DIR)
