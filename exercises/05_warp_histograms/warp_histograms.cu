@@ -3,10 +3,12 @@
  * copy of the 256 bins in shared memory, so all of a block's warps compete for
  * the same bins. Here each warp of the block gets its own copy (blockDim.x / 32
  * of them, sized at launch), counts into it with shared atomics, and the block
- * adds the copies up into the global histogram. Finish the kernel: look for TODO.
+ * adds the copies up into the global histogram. Finish the count and the
+ * merge: look for TODO.
  *
  *   make run ARGS='--data constant'   every byte on one bin: where sharing hurts most
  *   make run ARGS='--threads 1024'    32 warps, 32 copies: 32 KiB of shared memory
+ *   make run ARGS='--size 1000 --threads 64 --show-copies'   each warp's copy, before the merge
  *   make check                        does every warp count right, for every block size?
  */
 #include "book.h"         /* HANDLE_ERROR, the input, the CPU's check: worth reading */
@@ -16,15 +18,16 @@
 
 /* The warps' copies sit one after another: warp w's count of bin b is at
  * warp_bins[w * BINS + b]. Their number is only known at launch, hence extern
- * (dynamic) shared memory, sized by shared_bytes below. */
-__global__ void histo_kernel(const unsigned char *buffer, size_t size, unsigned int *histo)
-{
-    extern __shared__ unsigned int warp_bins[];
-    int warps = blockDim.x / WARP_SIZE; /* main takes only whole warps */
-    for (int i = threadIdx.x; i < warps * BINS; i += blockDim.x)
-        warp_bins[i] = 0;
-    __syncthreads(); /* every copy is zero before any warp counts into it */
+ * (dynamic) shared memory, sized by shared_bytes below. The kernel is cut in
+ * two: the count and the merge are yours, and between them the program can
+ * copy every warp's copy out for --show-copies to print. */
 
+/* Each thread reads bytes i, i + stride, i + 2 stride, ... (keep this order:
+ * --show-copies compares each copy with exactly what its warp's lanes read)
+ * and counts each one into its warp's copy. */
+__device__ void count_into_warp_copies(unsigned int *warp_bins, const unsigned char *buffer,
+                                       size_t size)
+{
     /* TODO: point mine at this warp's own copy; for now every warp uses copy 0. */
     unsigned int *mine = warp_bins;
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
@@ -35,15 +38,44 @@ __global__ void histo_kernel(const unsigned char *buffer, size_t size, unsigned 
         mine[buffer[i]]++;
         i += stride;
     }
-    __syncthreads(); /* every warp has counted before any copy is read */
+}
 
-    /* One thread per bin adds that bin of every copy, then one global atomic. */
+/* Adds every warp's copy into the global histogram: one thread per bin, one
+ * global atomic per bin. */
+__device__ void merge_warp_copies(const unsigned int *warp_bins, unsigned int *histo)
+{
+    __syncthreads(); /* every warp has counted before any copy is read */
     for (int bin = threadIdx.x; bin < BINS; bin += blockDim.x) {
         /* TODO: add this bin of every warp's copy, not only copy 0's. */
         unsigned int sum = warp_bins[bin];
         if (sum) /* on skewed or constant data most bins are empty */
             atomicAdd(&histo[bin], sum);
     }
+}
+
+/* For --show-copies only: every warp's copy, as it stands after the count. */
+__device__ void dump_warp_copies(const unsigned int *warp_bins, unsigned int *dump)
+{
+    __syncthreads(); /* the copies are complete before they are copied out */
+    int warps = blockDim.x / WARP_SIZE;
+    for (int i = threadIdx.x; i < warps * BINS; i += blockDim.x)
+        dump[(size_t)blockIdx.x * warps * BINS + i] = warp_bins[i];
+    __syncthreads(); /* every copy is out before a merge could change one */
+}
+
+__global__ void histo_kernel(const unsigned char *buffer, size_t size, unsigned int *histo,
+                             unsigned int *dump)
+{
+    extern __shared__ unsigned int warp_bins[];
+    int warps = blockDim.x / WARP_SIZE; /* main takes only whole warps */
+    for (int i = threadIdx.x; i < warps * BINS; i += blockDim.x)
+        warp_bins[i] = 0;
+    __syncthreads(); /* every copy is zero before any warp counts into it */
+
+    count_into_warp_copies(warp_bins, buffer, size);
+    if (dump) /* NULL except for --show-copies: the same for every thread */
+        dump_warp_copies(warp_bins, dump);
+    merge_warp_copies(warp_bins, histo);
 }
 
 /* The dynamic shared memory a block of threads needs: one copy of the bins per
@@ -58,9 +90,47 @@ static void launch_histo(void *, const unsigned char *dev_buffer, size_t size,
                          unsigned int *dev_histo, struct launch launch)
 {
     histo_kernel<<<(unsigned)launch.blocks, launch.threads, shared_bytes(launch.threads)>>>(
-        dev_buffer, size, dev_histo);
+        dev_buffer, size, dev_histo, NULL);
     HANDLE_ERROR(cudaGetLastError());
 }
+
+/* --show-copies: one more launch, of one block, that copies every warp's copy
+ * out after the count and before the merge, and prints each as a line
+ * "copy <w>: <bin 0's count> ... <bin 255's count>". One block reads the whole
+ * input, so warp w's copy must hold exactly the bytes its 32 lanes read. */
+static void show_copies(const struct input *in, int threads)
+{
+    int warps = threads / WARP_SIZE;
+    size_t dump_bytes = (size_t)warps * BINS * sizeof(unsigned int);
+    unsigned char *dev_buffer;
+    unsigned int *dev_histo, *dev_dump;
+    unsigned int *dump = (unsigned int *)malloc(dump_bytes);
+    if (!dump)
+        fail("out of host memory for %d copies of the bins", warps);
+    HANDLE_ERROR(cudaMalloc((void **)&dev_buffer, in->size ? in->size : 1));
+    HANDLE_ERROR(cudaMalloc((void **)&dev_histo, BINS * sizeof(unsigned int)));
+    HANDLE_ERROR(cudaMalloc((void **)&dev_dump, dump_bytes));
+    HANDLE_ERROR(cudaMemcpy(dev_buffer, in->buffer, in->size, cudaMemcpyHostToDevice));
+    HANDLE_ERROR(cudaMemset(dev_histo, 0, BINS * sizeof(unsigned int)));
+    HANDLE_ERROR(cudaMemset(dev_dump, 0, dump_bytes));
+    histo_kernel<<<1, threads, shared_bytes(threads)>>>(dev_buffer, in->size, dev_histo, dev_dump);
+    HANDLE_ERROR(cudaGetLastError());
+    HANDLE_ERROR(cudaMemcpy(dump, dev_dump, dump_bytes, cudaMemcpyDeviceToHost));
+    for (int w = 0; w < warps; w++) {
+        printf("copy %d:", w);
+        for (int bin = 0; bin < BINS; bin++)
+            printf(" %u", dump[w * BINS + bin]);
+        printf("\n");
+    }
+    HANDLE_ERROR(cudaFree(dev_buffer));
+    HANDLE_ERROR(cudaFree(dev_histo));
+    HANDLE_ERROR(cudaFree(dev_dump));
+    free(dump);
+}
+
+static const struct stage_option show_options[] = {
+    {"--show-copies", NULL, "after the report, one block's copies before the merge, one line each"},
+    {NULL, NULL, NULL}};
 
 int main(int argc, char **argv)
 {
@@ -68,7 +138,8 @@ int main(int argc, char **argv)
                                 .program = "warp_histograms",
                                 .summary =
                                     "exercise: a private histogram per warp, in shared memory",
-                                .gpu = true};
+                                .gpu = true,
+                                .options = show_options};
     struct options opt = options_or_exit(argc, argv, &stage);
     /* A partial warp would need a copy of its own too; whole warps keep the
      * kernel's arithmetic (blockDim.x / 32 copies) exact. */
@@ -101,6 +172,8 @@ int main(int argc, char **argv)
                             .histo = histo,
                             .kernel_histo = kernel_histo};
     int status = report_result(&stage, &opt, &in, &result);
+    if (opt.stage_values[0]) /* --show-copies */
+        show_copies(&in, threads);
     free_input(&in);
     return status;
 }

@@ -3,6 +3,10 @@
  * an odd last byte on its own) into 4096 and into 65536 bins: on every size and
  * kind, and every launch shape, each of the bins it prints with --bins matches a
  * count made here, the sum is the number of values, and it says it verified.
+ * The technique is read from the passes: line, which the program's own
+ * launch_pass writes: 65536 bins must be counted in several launches of the
+ * shared-memory kernel, each bin in exactly one (a kernel with global atomics
+ * instead makes no such launch).
  */
 #include "stage_checks.h"
 
@@ -19,12 +23,20 @@ struct many_output {
     int exit_status;
     unsigned int bins[MOST_BINS];
     unsigned int bins_printed;
-    bool has_sum, says_verified, has_approach;
+    bool has_sum, says_verified, has_approach, has_passes;
     uint64_t sum;
+    unsigned int launches, most_bins, counted_once; /* from the passes: line */
     char text[8192]; /* the lines that are not bins, stderr included */
 };
 
 static struct many_output out; /* 256 KiB: too big for the stack of a check */
+
+/* exit_meaning takes a stage_output; this output is read another way. */
+static const char *exit_meaning_of(int status)
+{
+    struct stage_output o = {.exit_status = status};
+    return exit_meaning(&o);
+}
 
 static void run_many_bins(const char *args, struct many_output *o)
 {
@@ -52,6 +64,11 @@ static void run_many_bins(const char *args, struct many_output *o)
             o->says_verified = true;
         } else if (strncmp(line, "approach:", 9) == 0) {
             o->has_approach = true;
+        } else if (sscanf(line,
+                          "passes: %u launches of histo_kernel, at most %u bins (%*u KiB of shared "
+                          "memory per block); bins counted once: %u",
+                          &o->launches, &o->most_bins, &o->counted_once) == 3) {
+            o->has_passes = true;
         }
         size_t len = strlen(line);
         if (used + len < sizeof o->text) {
@@ -80,7 +97,8 @@ static void check_bins(const char *args, const unsigned int *expected, unsigned 
                        size_t values)
 {
     run_many_bins(args, &out);
-    ck_assert_msg(out.exit_status == 0, "%s: exit %d: %s", args, out.exit_status, out.text);
+    ck_assert_msg(out.exit_status == 0, "%s: %s: %s", args, exit_meaning_of(out.exit_status),
+                  out.text);
     ck_assert_msg(out.bins_printed == bins, "%s: printed %u bins, want %u", args, out.bins_printed,
                   bins);
     for (unsigned int bin = 0; bin < bins; bin++)
@@ -142,6 +160,52 @@ START_TEST(test_every_launch_matches_reference)
 }
 END_TEST
 
+/* The passes: line is launch_pass's record of the last histogram: how many
+ * launches of the shared-memory kernel, the largest range, and how many bins
+ * exactly one launch counted. 65536 bins cannot be one range (256 KiB), so they
+ * take two launches or more; global atomics alone make none. */
+START_TEST(test_65536_bins_are_counted_in_passes_of_shared_memory)
+{
+    static const char *const inputs[] = {"--size 1000003 --data uniform",
+                                         "--size 100001 --data constant --threads 1024"};
+    for (int i = 0; i < 2; i++) {
+        char args[256];
+        snprintf(args, sizeof args, "--variant 65536 --reps 1 %s", inputs[i]);
+        run_many_bins(args, &out);
+        ck_assert_msg(out.exit_status == 0, "%s: %s: %s", args, exit_meaning_of(out.exit_status),
+                      out.text);
+        ck_assert_msg(out.has_passes, "%s: no 'passes:' line (it is printed for you): %s", args,
+                      out.text);
+        ck_assert_msg(out.launches >= 2,
+                      "%s: %u launches of histo_kernel through launch_pass, want 2 or more: "
+                      "65536 bins do not fit in one block's shared memory, and a kernel with "
+                      "global atomics is not the technique this exercise asks for",
+                      args, out.launches);
+        ck_assert_msg(out.most_bins < MOST_BINS,
+                      "%s: a launch took all %u bins at once, want ranges that fit", args,
+                      out.most_bins);
+        ck_assert_msg(out.counted_once == MOST_BINS,
+                      "%s: %u of the 65536 bins were counted by exactly one launch, want all "
+                      "(a bin in no range, or in two)",
+                      args, out.counted_once);
+    }
+}
+END_TEST
+
+/* The 4096 bins fit: every bin in exactly one launch, however many. */
+START_TEST(test_4096_bins_are_counted_in_shared_memory)
+{
+    const char *args = "--variant 4096 --reps 1 --size 1000003";
+    run_many_bins(args, &out);
+    ck_assert_msg(out.exit_status == 0, "%s: %s: %s", args, exit_meaning_of(out.exit_status),
+                  out.text);
+    ck_assert_msg(out.has_passes && out.launches >= 1 && out.counted_once == 4096,
+                  "%s: want a 'passes:' line with every one of the 4096 bins counted by exactly "
+                  "one launch: %s",
+                  args, out.text);
+}
+END_TEST
+
 /* A file that holds every 16-bit value exactly once, high values first: each of
  * the 65536 bins must hold 1, and each of the 4096 bins 16. */
 START_TEST(test_every_16_bit_value_lands_in_its_own_bin)
@@ -176,7 +240,7 @@ START_TEST(test_csv_prints_header_and_a_verified_row_for_each_variant)
         snprintf(args, sizeof args, "--variant %u --size 4096 --data skewed --reps 2 --csv", bins);
         struct stage_output o;
         run_stage(args, &o);
-        ck_assert_msg(o.exit_status == 0, "%s: exit %d: %s", args, o.exit_status, o.err);
+        ck_assert_msg(o.exit_status == 0, "%s: %s: %s", args, exit_meaning(&o), o.err);
         char *row = strchr(o.out, '\n');
         ck_assert_msg(row != NULL, "no header line: %s", o.out);
         *row++ = '\0';
@@ -194,8 +258,8 @@ START_TEST(test_an_unknown_variant_is_a_usage_error)
 {
     struct stage_output o;
     run_stage("--variant 1024", &o);
-    ck_assert_int_eq(o.exit_status, EXIT_USAGE);
-    ck_assert_msg(strstr(o.err, "--variant: '1024'"), "stderr: %s", o.err);
+    ck_assert_msg(o.exit_status == EXIT_USAGE, "--variant 1024: %s, want exit 2", exit_meaning(&o));
+    ck_assert_msg(strstr(o.err, "--variant: '1024'"), "--variant 1024: reason: %s", o.err);
 }
 END_TEST
 
@@ -203,18 +267,37 @@ int main(int argc, char **argv)
 {
     set_stage("08_many_bins", argc, argv);
     Suite *suite = suite_create("exercise 08: many bins");
-    TCase *tc = tcase_create("many bins");
-    tcase_set_timeout(tc, 600);
-    tcase_add_loop_test(tc, test_4096_bins_match_reference_for_every_size_and_kind, 0, SIZES * 4);
-    tcase_add_loop_test(tc, test_65536_bins_match_reference_for_every_size_and_kind, 0, SIZES * 4);
-    tcase_add_loop_test(tc, test_every_launch_matches_reference, 0, LAUNCHES);
-    tcase_add_test(tc, test_every_16_bit_value_lands_in_its_own_bin);
-    tcase_add_test(tc, test_csv_prints_header_and_a_verified_row_for_each_variant);
-    tcase_add_test(tc, test_an_unknown_variant_is_a_usage_error);
+
+    TCase *small = exercise_tcase("4096 bins, every size and kind", 0);
+    tcase_set_timeout(small, 300);
+    tcase_add_loop_test(small, test_4096_bins_match_reference_for_every_size_and_kind, 0,
+                        SIZES * 4);
     /* Without a GPU the program exits 77 and every check is counted as skipped. */
-    add_if_runnable(suite, tc, 2 * SIZES * 4 + LAUNCHES + 3);
+    add_if_runnable(suite, small, SIZES * 4);
+
+    TCase *large = exercise_tcase("65536 bins, every size and kind, every 16-bit value", 1);
+    tcase_set_timeout(large, 300);
+    tcase_add_loop_test(large, test_65536_bins_match_reference_for_every_size_and_kind, 0,
+                        SIZES * 4);
+    tcase_add_test(large, test_every_16_bit_value_lands_in_its_own_bin);
+    add_if_runnable(suite, large, SIZES * 4 + 1);
+
+    TCase *passes = exercise_tcase("the bins counted in shared memory, a range per launch", 2);
+    tcase_add_test(passes, test_65536_bins_are_counted_in_passes_of_shared_memory);
+    tcase_add_test(passes, test_4096_bins_are_counted_in_shared_memory);
+    add_if_runnable(suite, passes, 2);
+
+    TCase *shapes = exercise_tcase("every launch shape", 0);
+    tcase_set_timeout(shapes, 600);
+    tcase_add_loop_test(shapes, test_every_launch_matches_reference, 0, LAUNCHES);
+    add_if_runnable(suite, shapes, LAUNCHES);
+
+    TCase *edges = exercise_tcase("the CSV row and an unknown variant", 0);
+    tcase_add_test(edges, test_csv_prints_header_and_a_verified_row_for_each_variant);
+    tcase_add_test(edges, test_an_unknown_variant_is_a_usage_error);
+    add_if_runnable(suite, edges, 2);
     int usage_checks = 0;
     TCase *usage = usage_tcase(true, &usage_checks);
     add_if_runnable(suite, usage, usage_checks);
-    return run_suite(suite);
+    return run_exercise(suite);
 }

@@ -5,7 +5,8 @@
  * byte is a value on its own, as if a zero byte followed it.
  *   --variant 4096    the 12 low bits of each value: 16 KiB of bins per block, they fit
  *   --variant 65536   the whole value: 256 KiB of bins, more than a block may have.
- * The 4096 path works; make the 65536 one work too: look for TODO.
+ * The 4096 path works; make the 65536 one work too, a range of bins at a time
+ * in shared memory, one launch per range: look for TODO.
  *
  *   make run ARGS='--variant 65536 --size 16M'
  *   make check                       both variants, every bin, every size?
@@ -19,13 +20,14 @@
 
 /* ------------------------------------------------------------ the kernel -- */
 
-/* Counts every value's bin (value & (bins - 1)) into a private copy of all the
- * bins in shared memory, then adds the copy to the global histogram. */
+/* Counts the values whose bin (value & mask) lies in the range [first_bin,
+ * first_bin + range_bins) into a private copy of those bins in shared memory,
+ * then adds the copy to the global histogram's bins of that range. */
 __global__ void histo_kernel(const unsigned char *buffer, size_t size, unsigned int *histo,
-                             unsigned int bins)
+                             unsigned int mask, unsigned int first_bin, unsigned int range_bins)
 {
-    extern __shared__ unsigned int temp[]; /* bins counters, sized at launch */
-    for (unsigned int bin = threadIdx.x; bin < bins; bin += blockDim.x)
+    extern __shared__ unsigned int temp[]; /* range_bins counters, sized at launch */
+    for (unsigned int bin = threadIdx.x; bin < range_bins; bin += blockDim.x)
         temp[bin] = 0;
     __syncthreads(); /* every bin is zero before any thread counts into it */
 
@@ -34,24 +36,53 @@ __global__ void histo_kernel(const unsigned char *buffer, size_t size, unsigned 
     for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < values; k += stride) {
         unsigned int low = buffer[2 * k];
         unsigned int high = 2 * k + 1 < size ? buffer[2 * k + 1] : 0;
-        atomicAdd(&temp[(low | high << 8) & (bins - 1)], 1);
+        unsigned int bin = (low | high << 8) & mask;
+        /* TODO: count only a bin inside this pass's range, at its place in temp
+         * (the starter's one pass has first_bin 0 and every bin in its range). */
+        atomicAdd(&temp[bin], 1);
     }
     __syncthreads(); /* every thread has counted before the bins are read */
 
-    for (unsigned int bin = threadIdx.x; bin < bins; bin += blockDim.x)
-        if (temp[bin]) /* most of 65536 bins are empty in one block's share */
+    /* TODO: temp[bin] counts the range's bin number bin: which global bin is that? */
+    for (unsigned int bin = threadIdx.x; bin < range_bins; bin += blockDim.x)
+        if (temp[bin]) /* most of a range's bins are empty in one block's share */
             atomicAdd(&histo[bin], temp[bin]);
 }
 
+/* What the launches of one histogram were: launch_pass writes it down, and
+ * the report prints it as its passes: line, which the check reads. */
+struct pass_log {
+    unsigned int launches;
+    unsigned int most_bins; /* the largest range, in bins */
+    unsigned int *counted;  /* for every bin, how many launches counted it */
+};
+
+/* One pass: the kernel over the whole input for the bins [first_bin, first_bin
+ * + range_bins), with range_bins counters of shared memory per block. */
+static void launch_pass(const unsigned char *dev_buffer, size_t size, unsigned int *dev_histo,
+                        unsigned int bins, unsigned int first_bin, unsigned int range_bins,
+                        struct launch launch, struct pass_log *log)
+{
+    if (range_bins == 0 || first_bin >= bins || range_bins > bins - first_bin)
+        fail("launch_pass: %u bins from bin %u are not a range of the %u bins", range_bins,
+             first_bin, bins);
+    log->launches++;
+    log->most_bins = range_bins > log->most_bins ? range_bins : log->most_bins;
+    for (unsigned int bin = first_bin; bin < first_bin + range_bins; bin++)
+        log->counted[bin]++;
+    histo_kernel<<<(unsigned)launch.blocks, launch.threads, range_bins * sizeof(unsigned int)>>>(
+        dev_buffer, size, dev_histo, bins - 1, first_bin, range_bins);
+    HANDLE_ERROR(cudaGetLastError());
+}
+
+/* All the bins, into dev_histo (already zeroed), by calls to launch_pass. */
 static void launch_histo(const unsigned char *dev_buffer, size_t size, unsigned int *dev_histo,
-                         unsigned int bins, struct launch launch)
+                         unsigned int bins, struct launch launch, struct pass_log *log)
 {
     /* TODO: 65536 bins need 256 KiB of shared memory, more than a block may
-     * have, so for --variant 65536 this launch fails (run it and read the
-     * error). Count them another way: see the README's hints. */
-    histo_kernel<<<(unsigned)launch.blocks, launch.threads, bins * sizeof(unsigned int)>>>(
-        dev_buffer, size, dev_histo, bins);
-    HANDLE_ERROR(cudaGetLastError());
+     * have, so for --variant 65536 this one pass fails (run it and read the
+     * error). Cover the bins with ranges that fit: see the README's hints. */
+    launch_pass(dev_buffer, size, dev_histo, bins, 0, bins, launch, log);
 }
 
 static void describe_approach(unsigned int bins)
@@ -84,15 +115,25 @@ struct many_run {
     unsigned int *dev_histo;
     cudaEvent_t start, stop;
     unsigned int *kernel_histo, *histo; /* the last kernel-only and end-to-end results */
+    struct pass_log log;                /* the last call's launches */
 };
+
+/* Forgets the last call's launches: the log then holds one histogram's. */
+static void clear_log(struct many_run *run)
+{
+    run->log.launches = 0;
+    run->log.most_bins = 0;
+    memset(run->log.counted, 0, run->bins * sizeof(unsigned int));
+}
 
 static double kernel_only_once(void *context)
 {
     struct many_run *run = (struct many_run *)context;
     float ms;
     HANDLE_ERROR(cudaMemset(run->dev_histo, 0, run->bins * sizeof(unsigned int)));
+    clear_log(run);
     HANDLE_ERROR(cudaEventRecord(run->start, 0));
-    launch_histo(run->dev_buffer, run->in->size, run->dev_histo, run->bins, run->launch);
+    launch_histo(run->dev_buffer, run->in->size, run->dev_histo, run->bins, run->launch, &run->log);
     HANDLE_ERROR(cudaEventRecord(run->stop, 0));
     HANDLE_ERROR(cudaEventSynchronize(run->stop));
     HANDLE_ERROR(cudaEventElapsedTime(&ms, run->start, run->stop));
@@ -111,7 +152,8 @@ static double end_to_end_once(void *context)
     HANDLE_ERROR(cudaMemcpy(dev_buffer, run->in->buffer, size, cudaMemcpyHostToDevice));
     HANDLE_ERROR(cudaMalloc((void **)&dev_histo, bytes));
     HANDLE_ERROR(cudaMemset(dev_histo, 0, bytes));
-    launch_histo(dev_buffer, size, dev_histo, run->bins, run->launch);
+    clear_log(run);
+    launch_histo(dev_buffer, size, dev_histo, run->bins, run->launch, &run->log);
     HANDLE_ERROR(cudaMemcpy(run->histo, dev_histo, bytes, cudaMemcpyDeviceToHost));
     double ms = now_ms() - start;
     HANDLE_ERROR(cudaFree(dev_buffer));
@@ -181,6 +223,13 @@ static int report_many_bins(const struct stage *stage, const struct options *opt
         printf("%s: %s\n", stage->dir, stage->summary);
         printf("impl:       %s bins\n", impl);
         describe_approach(run->bins);
+        unsigned int once = 0;
+        for (unsigned int bin = 0; bin < run->bins; bin++)
+            once += run->log.counted[bin] == 1;
+        printf("passes:     %u launches of histo_kernel, at most %u bins (%u KiB of shared memory "
+               "per block); bins counted once: %u of %u\n",
+               run->log.launches, run->log.most_bins, run->log.most_bins * 4 / 1024, once,
+               run->bins);
         printf("device:     %s\n", gpu->name);
         printf("input:      %s, %zu bytes: %zu 16-bit values\n", in->name, in->size,
                (in->size + 1) / 2);
@@ -216,12 +265,13 @@ int main(int argc, char **argv)
     struct input in = make_input(&stage, &opt);
 
     unsigned int bins = (unsigned int)atoi(variant_names[opt.variant]);
-    unsigned int *results = (unsigned int *)malloc(2 * bins * sizeof(unsigned int));
+    unsigned int *results = (unsigned int *)malloc(3 * bins * sizeof(unsigned int));
     if (!results)
         fail("out of host memory for %u bins", bins);
     struct many_run run = {.in = &in, .bins = bins, .launch = launch};
     run.kernel_histo = results;
     run.histo = results + bins;
+    run.log.counted = results + 2 * bins;
     struct gpu_times times = time_many_bins(&run, opt.reps);
     int status = report_many_bins(&stage, &opt, &in, &gpu, &run, times);
     free(results);

@@ -4,9 +4,9 @@
  * input bytes, little-endian (buffer[2k] + 256 * buffer[2k + 1]); an odd last
  * byte is a value on its own, as if a zero byte followed it.
  *   --variant 4096    the 12 low bits of each value: 16 KiB of bins per block, they fit
- *   --variant 65536   the whole value: 256 KiB of bins, more than a block may have, so
- *                     the bins are counted a range at a time, one pass per range.
- * The reference solution.
+ *   --variant 65536   the whole value: 256 KiB of bins, more than a block may have.
+ * The 65536 path counts a range of bins at a time in shared memory, one launch
+ * per range. The reference solution.
  *
  *   make run ARGS='--variant 65536 --size 16M'
  *   make check                       both variants, every bin, every size?
@@ -25,10 +25,9 @@
 
 /* ------------------------------------------------------------ the kernel -- */
 
-/* Counts the values whose bin (value & mask) lies in [first_bin, first_bin +
- * range_bins) into a private copy of those bins in shared memory, then adds the
- * copy to the global histogram. Values outside the range are read and skipped:
- * another pass counts them. */
+/* Counts the values whose bin (value & mask) lies in the range [first_bin,
+ * first_bin + range_bins) into a private copy of those bins in shared memory,
+ * then adds the copy to the global histogram's bins of that range. */
 __global__ void histo_kernel(const unsigned char *buffer, size_t size, unsigned int *histo,
                              unsigned int mask, unsigned int first_bin, unsigned int range_bins)
 {
@@ -50,8 +49,34 @@ __global__ void histo_kernel(const unsigned char *buffer, size_t size, unsigned 
     __syncthreads(); /* every thread has counted before the bins are read */
 
     for (unsigned int bin = threadIdx.x; bin < range_bins; bin += blockDim.x)
-        if (temp[bin]) /* most of 65536 bins are empty in one block's share */
+        if (temp[bin]) /* most of a range's bins are empty in one block's share */
             atomicAdd(&histo[first_bin + bin], temp[bin]);
+}
+
+/* What the launches of one histogram were: launch_pass writes it down, and
+ * the report prints it as its passes: line, which the check reads. */
+struct pass_log {
+    unsigned int launches;
+    unsigned int most_bins; /* the largest range, in bins */
+    unsigned int *counted;  /* for every bin, how many launches counted it */
+};
+
+/* One pass: the kernel over the whole input for the bins [first_bin, first_bin
+ * + range_bins), with range_bins counters of shared memory per block. */
+static void launch_pass(const unsigned char *dev_buffer, size_t size, unsigned int *dev_histo,
+                        unsigned int bins, unsigned int first_bin, unsigned int range_bins,
+                        struct launch launch, struct pass_log *log)
+{
+    if (range_bins == 0 || first_bin >= bins || range_bins > bins - first_bin)
+        fail("launch_pass: %u bins from bin %u are not a range of the %u bins", range_bins,
+             first_bin, bins);
+    log->launches++;
+    log->most_bins = range_bins > log->most_bins ? range_bins : log->most_bins;
+    for (unsigned int bin = first_bin; bin < first_bin + range_bins; bin++)
+        log->counted[bin]++;
+    histo_kernel<<<(unsigned)launch.blocks, launch.threads, range_bins * sizeof(unsigned int)>>>(
+        dev_buffer, size, dev_histo, bins - 1, first_bin, range_bins);
+    HANDLE_ERROR(cudaGetLastError());
 }
 
 /* As many passes as it takes to cover bins with ranges of at most PASS_BINS. */
@@ -60,17 +85,15 @@ static unsigned int pass_bins(unsigned int bins)
     return bins < PASS_BINS ? bins : PASS_BINS;
 }
 
-/* One launch per range of bins. Every pass reads the whole input again: the
- * price of keeping the atomics in shared memory. */
+/* All the bins, into dev_histo (already zeroed), by calls to launch_pass: one
+ * per range. Every pass reads the whole input again: the price of keeping the
+ * atomics in shared memory. */
 static void launch_histo(const unsigned char *dev_buffer, size_t size, unsigned int *dev_histo,
-                         unsigned int bins, struct launch launch)
+                         unsigned int bins, struct launch launch, struct pass_log *log)
 {
     unsigned int range = pass_bins(bins);
-    for (unsigned int first = 0; first < bins; first += range) {
-        histo_kernel<<<(unsigned)launch.blocks, launch.threads, range * sizeof(unsigned int)>>>(
-            dev_buffer, size, dev_histo, bins - 1, first, range);
-        HANDLE_ERROR(cudaGetLastError());
-    }
+    for (unsigned int first = 0; first < bins; first += range)
+        launch_pass(dev_buffer, size, dev_histo, bins, first, range, launch, log);
 }
 
 static void describe_approach(unsigned int bins)
@@ -103,15 +126,25 @@ struct many_run {
     unsigned int *dev_histo;
     cudaEvent_t start, stop;
     unsigned int *kernel_histo, *histo; /* the last kernel-only and end-to-end results */
+    struct pass_log log;                /* the last call's launches */
 };
+
+/* Forgets the last call's launches: the log then holds one histogram's. */
+static void clear_log(struct many_run *run)
+{
+    run->log.launches = 0;
+    run->log.most_bins = 0;
+    memset(run->log.counted, 0, run->bins * sizeof(unsigned int));
+}
 
 static double kernel_only_once(void *context)
 {
     struct many_run *run = (struct many_run *)context;
     float ms;
     HANDLE_ERROR(cudaMemset(run->dev_histo, 0, run->bins * sizeof(unsigned int)));
+    clear_log(run);
     HANDLE_ERROR(cudaEventRecord(run->start, 0));
-    launch_histo(run->dev_buffer, run->in->size, run->dev_histo, run->bins, run->launch);
+    launch_histo(run->dev_buffer, run->in->size, run->dev_histo, run->bins, run->launch, &run->log);
     HANDLE_ERROR(cudaEventRecord(run->stop, 0));
     HANDLE_ERROR(cudaEventSynchronize(run->stop));
     HANDLE_ERROR(cudaEventElapsedTime(&ms, run->start, run->stop));
@@ -130,7 +163,8 @@ static double end_to_end_once(void *context)
     HANDLE_ERROR(cudaMemcpy(dev_buffer, run->in->buffer, size, cudaMemcpyHostToDevice));
     HANDLE_ERROR(cudaMalloc((void **)&dev_histo, bytes));
     HANDLE_ERROR(cudaMemset(dev_histo, 0, bytes));
-    launch_histo(dev_buffer, size, dev_histo, run->bins, run->launch);
+    clear_log(run);
+    launch_histo(dev_buffer, size, dev_histo, run->bins, run->launch, &run->log);
     HANDLE_ERROR(cudaMemcpy(run->histo, dev_histo, bytes, cudaMemcpyDeviceToHost));
     double ms = now_ms() - start;
     HANDLE_ERROR(cudaFree(dev_buffer));
@@ -200,6 +234,13 @@ static int report_many_bins(const struct stage *stage, const struct options *opt
         printf("%s: %s\n", stage->dir, stage->summary);
         printf("impl:       %s bins\n", impl);
         describe_approach(run->bins);
+        unsigned int once = 0;
+        for (unsigned int bin = 0; bin < run->bins; bin++)
+            once += run->log.counted[bin] == 1;
+        printf("passes:     %u launches of histo_kernel, at most %u bins (%u KiB of shared memory "
+               "per block); bins counted once: %u of %u\n",
+               run->log.launches, run->log.most_bins, run->log.most_bins * 4 / 1024, once,
+               run->bins);
         printf("device:     %s\n", gpu->name);
         printf("input:      %s, %zu bytes: %zu 16-bit values\n", in->name, in->size,
                (in->size + 1) / 2);
@@ -235,12 +276,13 @@ int main(int argc, char **argv)
     struct input in = make_input(&stage, &opt);
 
     unsigned int bins = (unsigned int)atoi(variant_names[opt.variant]);
-    unsigned int *results = (unsigned int *)malloc(2 * bins * sizeof(unsigned int));
+    unsigned int *results = (unsigned int *)malloc(3 * bins * sizeof(unsigned int));
     if (!results)
         fail("out of host memory for %u bins", bins);
     struct many_run run = {.in = &in, .bins = bins, .launch = launch};
     run.kernel_histo = results;
     run.histo = results + bins;
+    run.log.counted = results + 2 * bins;
     struct gpu_times times = time_many_bins(&run, opt.reps);
     int status = report_many_bins(&stage, &opt, &in, &gpu, &run, times);
     free(results);
