@@ -1,8 +1,10 @@
 /*
- * check_pinned_streams.c - exercise 09 counts every byte of every chunk: on every
- * size and kind, for chunk counts that divide the input and counts that do not
- * (more chunks than bytes included), its bins match the CPU reference, and it
- * reports itself beside the plain pinned copy.
+ * check_pinned_streams.c - exercise 09 counts every byte of every chunk, from
+ * page-locked memory, with copies that overlap kernels: its bins match the CPU
+ * reference on every size and kind and for chunk counts that divide the input
+ * and counts that do not; CUDA says its host buffer is page-locked; and its
+ * timeline (--timeline: events on each chunk's stream, read by the GPU's clock)
+ * shows some chunk's copy running while another chunk's kernel runs.
  */
 #include "stage_checks.h"
 
@@ -20,6 +22,12 @@ static const char *const chunkings[] = {"--blocks 1",
                                         "--blocks 9 --threads 1024"};
 #define CHUNKINGS ((int)(sizeof chunkings / sizeof chunkings[0]))
 
+START_TEST(test_every_size_and_kind_matches_reference)
+{
+    check_matrix_case(_i, "");
+}
+END_TEST
+
 START_TEST(test_every_chunk_count_matches_reference)
 {
     check_matches_reference(1000003, DATA_UNIFORM, 7, chunkings[_i]);
@@ -30,34 +38,132 @@ START_TEST(test_every_chunk_count_matches_reference)
 }
 END_TEST
 
+START_TEST(test_host_memory_is_page_locked)
+{
+    const char *args = "--size 1000003 --reps 1";
+    struct stage_output o;
+    run_stage(args, &o);
+    ck_assert_msg(o.exit_status == 0, "%s: %s, stderr: %s", args, exit_meaning(&o), o.err);
+    const char *line = strstr(o.out, "host memory: ");
+    ck_assert_msg(line != NULL, "%s: no 'host memory:' line in: %s", args, o.out);
+    ck_assert_msg(strncmp(line, "host memory: page-locked", 24) == 0,
+                  "%s: expected the input in page-locked memory, got '%.60s': "
+                  "cudaPointerGetAttributes does not know the buffer the copies read",
+                  args, line);
+}
+END_TEST
+
+/* What --timeline printed for one chunk. */
+struct chunk_times {
+    size_t bytes;
+    char stream[16];
+    double copy_start, copy_end, kernel_start, kernel_end;
+};
+
+static int read_timeline(const char *out, struct chunk_times *chunks, int most)
+{
+    int count = 0;
+    for (const char *line = strstr(out, "chunk "); line && count < most;
+         line = strstr(line + 1, "\nchunk ")) {
+        if (*line == '\n')
+            line++;
+        int c;
+        struct chunk_times t;
+        if (sscanf(line, "chunk %d: %zu bytes on stream %15[^,], copy %lf to %lf ms, kernel %lf "
+                         "to %lf ms",
+                   &c, &t.bytes, t.stream, &t.copy_start, &t.copy_end, &t.kernel_start,
+                   &t.kernel_end) != 7 ||
+            c != count)
+            break;
+        chunks[count++] = t;
+    }
+    return count;
+}
+
+/* 256 MiB in 8 and in 4 chunks: each copy takes far longer than an event's
+ * resolution, so where streams overlap, a kernel runs inside another chunk's
+ * copy by a wide margin. The check compares only the order of events. */
+static const char *const overlaps[] = {"--size 268435456 --blocks 8", "--size 268435456 --blocks 4"};
+
+START_TEST(test_copies_overlap_other_chunks_kernels)
+{
+    char args[128];
+    snprintf(args, sizeof args, "%s --reps 1 --timeline", overlaps[_i]);
+    struct stage_output o;
+    run_stage(args, &o);
+    ck_assert_msg(o.exit_status == 0, "%s: %s, stderr: %s", args, exit_meaning(&o), o.err);
+    struct chunk_times chunks[8];
+    int expected = _i == 0 ? 8 : 4;
+    int count = read_timeline(o.out, chunks, 8);
+    ck_assert_msg(count == expected, "%s: expected %d 'chunk N:' lines, read %d in: %.1500s", args,
+                  expected, count, o.out);
+    size_t bytes = 0;
+    int streams = 0;
+    for (int c = 0; c < count; c++) {
+        bytes += chunks[c].bytes;
+        bool seen = false;
+        for (int d = 0; d < c; d++)
+            seen = seen || strcmp(chunks[d].stream, chunks[c].stream) == 0;
+        streams += !seen;
+    }
+    ck_assert_msg(bytes == 268435456, "%s: the chunks copied %zu bytes together, expected %d",
+                  args, bytes, 268435456);
+    ck_assert_msg(streams >= 2, "%s: expected the chunks on at least 2 streams, got %d (stream %s)",
+                  args, streams, chunks[0].stream);
+    bool overlap = false;
+    for (int c = 0; c < count && !overlap; c++)
+        for (int d = 0; d < count && !overlap; d++)
+            overlap = c != d && chunks[c].bytes && chunks[d].bytes &&
+                      chunks[c].copy_start < chunks[d].kernel_end &&
+                      chunks[d].kernel_start < chunks[c].copy_end;
+    ck_assert_msg(overlap,
+                  "%s: expected some chunk's copy to run while another chunk's kernel runs, "
+                  "got none: every copy began after the kernels before it ended. "
+                  "Chunk 0: copy %.4f to %.4f ms, kernel %.4f to %.4f; chunk 1: copy %.4f to "
+                  "%.4f, kernel %.4f to %.4f",
+                  args, chunks[0].copy_start, chunks[0].copy_end, chunks[0].kernel_start,
+                  chunks[0].kernel_end, chunks[1].copy_start, chunks[1].copy_end,
+                  chunks[1].kernel_start, chunks[1].kernel_end);
+}
+END_TEST
+
 START_TEST(test_reports_the_streams_beside_the_pinned_copy)
 {
+    const char *args = "--size 1000003 --reps 2";
     struct stage_output o;
-    run_stage("--size 1000003 --reps 2", &o);
-    ck_assert_msg(o.exit_status == 0, "exit %d: %s", o.exit_status, o.err);
-    ck_assert_msg(strstr(o.out, "\npinned-copy "), "no pinned-copy row: %s", o.out);
-    ck_assert_msg(strstr(o.out, "\npinned-streams "), "no pinned-streams row: %s", o.out);
-    ck_assert_msg(strstr(o.out, "8 chunks"), "not 8 chunks by default: %s", o.out);
-    ck_assert_msg(o.has_sum && o.sum == 1000003, "sum: %s", o.out);
-    ck_assert(o.says_verified);
+    run_stage(args, &o);
+    ck_assert_msg(o.exit_status == 0, "%s: %s, stderr: %s", args, exit_meaning(&o), o.err);
+    ck_assert_msg(strstr(o.out, "\npinned-copy "), "%s: no pinned-copy row: %s", args, o.out);
+    ck_assert_msg(strstr(o.out, "\npinned-streams "), "%s: no pinned-streams row: %s", args,
+                  o.out);
+    ck_assert_msg(strstr(o.out, "8 chunks"), "%s: expected 8 chunks by default: %s", args, o.out);
+    ck_assert_msg(o.has_sum && o.sum == 1000003, "%s: expected Histogram Sum 1000003: %s", args,
+                  o.out);
+    ck_assert_msg(o.says_verified, "%s: no 'verified: yes' line", args);
 }
 END_TEST
 
 START_TEST(test_csv_prints_header_and_two_verified_rows)
 {
+    const char *args = "--size 4097 --data skewed --reps 2 --blocks 3 --csv";
     struct stage_output o;
-    run_stage("--size 4097 --data skewed --reps 2 --blocks 3 --csv", &o);
-    ck_assert_msg(o.exit_status == 0, "exit %d: %s", o.exit_status, o.err);
+    run_stage(args, &o);
+    ck_assert_msg(o.exit_status == 0, "%s: %s, stderr: %s", args, exit_meaning(&o), o.err);
     char *row = strchr(o.out, '\n');
-    ck_assert_msg(row != NULL, "no header line: %s", o.out);
+    ck_assert_msg(row != NULL, "%s: no header line: %s", args, o.out);
     *row++ = '\0';
-    ck_assert_str_eq(o.out, CSV_HEADER);
-    ck_assert_msg(strncmp(row, "09_pinned_streams,pinned-copy,", 30) == 0, "first row: %s", row);
-    row = strchr(row, '\n') + 1;
-    ck_assert_msg(strncmp(row, "09_pinned_streams,pinned-streams,", 33) == 0, "second row: %s",
+    ck_assert_msg(strcmp(o.out, CSV_HEADER) == 0, "%s: expected the header %s, got %s", args,
+                  CSV_HEADER, o.out);
+    ck_assert_msg(strncmp(row, "09_pinned_streams,pinned-copy,", 30) == 0,
+                  "%s: first row: %s", args, row);
+    row = strchr(row, '\n');
+    ck_assert_msg(row != NULL, "%s: one row only", args);
+    row++;
+    ck_assert_msg(strncmp(row, "09_pinned_streams,pinned-streams,", 33) == 0,
+                  "%s: second row: %s", args, row);
+    ck_assert_msg(strstr(row, ",skewed,4097,"), "%s: data and bytes: %s", args, row);
+    ck_assert_msg(strcmp(row + strlen(row) - 5, ",yes\n") == 0, "%s: not verified: %s", args,
                   row);
-    ck_assert_msg(strstr(row, ",skewed,4097,"), "data and bytes: %s", row);
-    ck_assert_msg(strcmp(row + strlen(row) - 5, ",yes\n") == 0, "not verified: %s", row);
 }
 END_TEST
 
@@ -65,8 +171,17 @@ START_TEST(test_blocks_per_sm_is_a_usage_error)
 {
     struct stage_output o;
     run_stage("--blocks-per-sm 2", &o);
-    ck_assert_int_eq(o.exit_status, EXIT_USAGE);
-    ck_assert_msg(strstr(o.err, "--blocks sets the number of chunks"), "stderr: %s", o.err);
+    ck_assert_msg(o.exit_status == EXIT_USAGE, "--blocks-per-sm 2: expected exit 2, got %s",
+                  exit_meaning(&o));
+    ck_assert_msg(strstr(o.err, "--blocks sets the number of chunks"),
+                  "--blocks-per-sm 2: expected the reason, got: %s", o.err);
+}
+END_TEST
+
+/* The book's int index overflows here; size_t must not. */
+START_TEST(test_indexing_past_2_gib)
+{
+    check_matches_reference(((size_t)1 << 31) + 5, DATA_UNIFORM, 9, "--blocks 7");
 }
 END_TEST
 
@@ -74,17 +189,27 @@ int main(int argc, char **argv)
 {
     set_stage("09_pinned_streams", argc, argv);
     Suite *suite = suite_create("exercise 09: page-locked memory and streams");
-    int checks = 0;
-    /* Every size of the stages' matrix (0, 1, 17, 1000003, ...) and kind, and past 2 GiB. */
-    TCase *tc = matrix_tcase(&checks);
-    tcase_add_loop_test(tc, test_every_chunk_count_matches_reference, 0, CHUNKINGS);
-    tcase_add_test(tc, test_reports_the_streams_beside_the_pinned_copy);
-    tcase_add_test(tc, test_csv_prints_header_and_two_verified_rows);
-    tcase_add_test(tc, test_blocks_per_sm_is_a_usage_error);
     /* Without a GPU the program exits 77 and every check is counted as skipped. */
-    add_if_runnable(suite, tc, checks + CHUNKINGS + 3);
+    TCase *bytes = exercise_tcase("every byte of every chunk counted once", 3);
+    tcase_add_loop_test(bytes, test_every_size_and_kind_matches_reference, 0, MATRIX_CASES);
+    tcase_add_loop_test(bytes, test_every_chunk_count_matches_reference, 0, CHUNKINGS);
+    add_if_runnable(suite, bytes, MATRIX_CASES + CHUNKINGS);
+    TCase *pinned = exercise_tcase("the input in page-locked memory", 1);
+    tcase_add_test(pinned, test_host_memory_is_page_locked);
+    add_if_runnable(suite, pinned, 1);
+    TCase *overlap = exercise_tcase("copies overlap other chunks' kernels", 2);
+    tcase_add_loop_test(overlap, test_copies_overlap_other_chunks_kernels, 0, 2);
+    add_if_runnable(suite, overlap, 2);
+    TCase *report = exercise_tcase("the report, the CSV, the options", 0);
+    tcase_add_test(report, test_reports_the_streams_beside_the_pinned_copy);
+    tcase_add_test(report, test_csv_prints_header_and_two_verified_rows);
+    tcase_add_test(report, test_blocks_per_sm_is_a_usage_error);
+    add_if_runnable(suite, report, 3);
     int usage_checks = 0;
     TCase *usage = usage_tcase(true, &usage_checks);
     add_if_runnable(suite, usage, usage_checks);
-    return run_suite(suite);
+    TCase *big = exercise_tcase("past 2 GiB", 3);
+    tcase_add_test(big, test_indexing_past_2_gib);
+    add_if_runnable(suite, big, 1);
+    return run_exercise(suite);
 }

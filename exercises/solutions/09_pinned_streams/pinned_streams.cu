@@ -7,11 +7,13 @@
  *
  *   make run                            the book's 100 MiB, 8 chunks, beside a plain copy
  *   make run ARGS='--blocks 3 --size 1000003'   (--blocks: the number of chunks)
- *   make check                          every byte of every chunk counted?
+ *   make run ARGS='--timeline'          when each chunk's copy and kernel ran
+ *   make check                          every byte counted, from page-locked memory, overlapped?
  */
 #include "book.h"         /* HANDLE_ERROR, the input, the CPU's check: worth reading */
 #include "harness_cuda.h" /* options, the GPU, repeats, the report: no need to read it */
 
+#include <stdlib.h>
 #include <string.h>
 
 #define STREAMS        4
@@ -36,6 +38,11 @@ __global__ void histo_kernel(const unsigned char *buffer, size_t size, unsigned 
             atomicAdd(&histo[bin], temp[bin]);
 }
 
+/* The timeline (--timeline): an event before and after each chunk's copy and
+ * kernel, recorded on the chunk's stream, so that the GPU's own clock says
+ * when each ran. Only the last run records them. */
+enum mark { COPY_START, COPY_END, KERNEL_START, KERNEL_END, MARKS };
+
 /* Everything made once, before any clock starts, as a program that histograms
  * many inputs would: page-locked input, device buffers, streams. */
 struct trip {
@@ -46,7 +53,17 @@ struct trip {
     cudaStream_t streams[STREAMS];
     int chunks, threads, most_blocks; /* most_blocks: a chunk's grid, at most */
     unsigned int histo[BINS];         /* the result of the last run */
+    bool timeline;                    /* record the marks in this run */
+    cudaEvent_t origin, (*marks)[MARKS];
+    size_t *chunk_bytes;        /* what each chunk copied, as the timeline saw it */
+    cudaStream_t *chunk_stream; /* and on which stream */
 };
+
+static void mark(struct trip *t, int chunk, enum mark what, cudaStream_t stream)
+{
+    if (t->timeline)
+        HANDLE_ERROR(cudaEventRecord(t->marks[chunk][what], stream));
+}
 
 /* Counts count bytes at dev_buffer + offset on a stream. No launch for an empty
  * chunk: a grid of 0 blocks is an error. */
@@ -60,25 +77,44 @@ static void count_chunk(struct trip *t, size_t offset, size_t count, cudaStream_
     HANDLE_ERROR(cudaGetLastError());
 }
 
+/* Chunk c's bytes to the GPU, on the stream given: queued, not waited for. */
+static void copy_chunk(struct trip *t, int c, size_t offset, size_t count, cudaStream_t stream)
+{
+    t->chunk_bytes[c] = count;
+    t->chunk_stream[c] = stream;
+    mark(t, c, COPY_START, stream);
+    HANDLE_ERROR(cudaMemcpyAsync(t->dev_buffer + offset, t->host + offset, count,
+                                 cudaMemcpyHostToDevice, stream));
+    mark(t, c, COPY_END, stream);
+}
+
 /* Chunk c goes to stream c % STREAMS. Within a stream the copy comes before its
  * kernel; across streams the copy engine and the SMs work at the same time. */
 static double streams_once(void *context)
 {
     struct trip *t = (struct trip *)context;
     size_t size = t->in->size, per_chunk = (size + t->chunks - 1) / t->chunks;
+    /* Before the clock: the device copy of the input is overwritten, so that a
+     * kernel that ran before its chunk's copy counts the wrong bytes. */
+    HANDLE_ERROR(cudaMemset(t->dev_buffer, 0x5a, size ? size : 1));
+    HANDLE_ERROR(cudaDeviceSynchronize());
     double start = now_ms();
-    /* The legacy default stream waits for, and is waited for by, every other
-     * stream: the bins are zero before any chunk counts. */
     HANDLE_ERROR(cudaMemset(t->dev_histo, 0, BINS * sizeof(unsigned int)));
+    /* The streams are non-blocking: they do not wait for the default stream's
+     * memset, so the host waits for it, once. */
+    HANDLE_ERROR(cudaDeviceSynchronize());
+    if (t->timeline)
+        HANDLE_ERROR(cudaEventRecord(t->origin, 0));
     for (int c = 0; c < t->chunks; c++) {
         /* Rounding per_chunk up covers every byte; the last chunks may be
          * shorter, or empty when there are more chunks than bytes. */
         size_t offset = c * per_chunk < size ? c * per_chunk : size;
         size_t count = size - offset < per_chunk ? size - offset : per_chunk;
         cudaStream_t stream = t->streams[c % STREAMS];
-        HANDLE_ERROR(cudaMemcpyAsync(t->dev_buffer + offset, t->host + offset, count,
-                                     cudaMemcpyHostToDevice, stream));
+        copy_chunk(t, c, offset, count, stream);
+        mark(t, c, KERNEL_START, stream);
         count_chunk(t, offset, count, stream);
+        mark(t, c, KERNEL_END, stream);
     }
     HANDLE_ERROR(cudaDeviceSynchronize()); /* every stream has finished */
     HANDLE_ERROR(
@@ -129,12 +165,32 @@ static void make_trip(struct trip *t, const struct input *in, const struct gpu *
     memcpy(t->host, in->buffer, in->size);
     HANDLE_ERROR(cudaMalloc((void **)&t->dev_buffer, size));
     HANDLE_ERROR(cudaMalloc((void **)&t->dev_histo, BINS * sizeof(unsigned int)));
+    /* The whole input in place once, for the kernel-only runs. */
+    HANDLE_ERROR(cudaMemcpy(t->dev_buffer, in->buffer, in->size, cudaMemcpyHostToDevice));
+    /* Non-blocking: these streams and the default stream do not wait for each
+     * other, so that only what a chunk's own stream holds orders its work. */
     for (int s = 0; s < STREAMS; s++)
-        HANDLE_ERROR(cudaStreamCreate(&t->streams[s]));
+        HANDLE_ERROR(cudaStreamCreateWithFlags(&t->streams[s], cudaStreamNonBlocking));
+    t->marks = (cudaEvent_t(*)[MARKS])calloc(chunks, sizeof *t->marks);
+    t->chunk_bytes = (size_t *)calloc(chunks, sizeof *t->chunk_bytes);
+    t->chunk_stream = (cudaStream_t *)calloc(chunks, sizeof *t->chunk_stream);
+    if (!t->marks || !t->chunk_bytes || !t->chunk_stream)
+        fail("out of host memory for %d chunks", chunks);
+    HANDLE_ERROR(cudaEventCreate(&t->origin));
+    for (int c = 0; c < chunks; c++)
+        for (int m = 0; m < MARKS; m++)
+            HANDLE_ERROR(cudaEventCreate(&t->marks[c][m]));
 }
 
 static void free_trip(struct trip *t)
 {
+    for (int c = 0; c < t->chunks; c++)
+        for (int m = 0; m < MARKS; m++)
+            HANDLE_ERROR(cudaEventDestroy(t->marks[c][m]));
+    HANDLE_ERROR(cudaEventDestroy(t->origin));
+    free(t->marks);
+    free(t->chunk_bytes);
+    free(t->chunk_stream);
     for (int s = 0; s < STREAMS; s++)
         HANDLE_ERROR(cudaStreamDestroy(t->streams[s]));
     HANDLE_ERROR(cudaFreeHost(t->host));
@@ -142,8 +198,42 @@ static void free_trip(struct trip *t)
     HANDLE_ERROR(cudaFree(t->dev_histo));
 }
 
+/* What CUDA says of the memory the copies read: page-locked, or pageable. */
+static void print_host_memory(const struct trip *t)
+{
+    struct cudaPointerAttributes attributes;
+    HANDLE_ERROR(cudaPointerGetAttributes(&attributes, t->host));
+    printf("host memory: %s\n", attributes.type == cudaMemoryTypeHost
+                                    ? "page-locked (cudaMemoryTypeHost)"
+                                    : "pageable (not known to CUDA)");
+}
+
+/* One line per chunk: its bytes, its stream, and when its copy and its kernel
+ * ran, in ms from the loop's start by the GPU's clock. */
+static void print_timeline(const struct trip *t)
+{
+    for (int c = 0; c < t->chunks; c++) {
+        float at[MARKS];
+        for (int m = 0; m < MARKS; m++)
+            HANDLE_ERROR(cudaEventElapsedTime(&at[m], t->origin, t->marks[c][m]));
+        int stream = -1;
+        for (int s = 0; s < STREAMS; s++)
+            if (t->chunk_stream[c] == t->streams[s])
+                stream = s;
+        char name[16] = "default";
+        if (stream >= 0)
+            snprintf(name, sizeof name, "%d", stream);
+        printf("chunk %d: %zu bytes on stream %s, copy %.4f to %.4f ms, kernel %.4f to %.4f ms\n",
+               c, t->chunk_bytes[c], name, at[COPY_START], at[COPY_END], at[KERNEL_START],
+               at[KERNEL_END]);
+    }
+}
+
 int main(int argc, char **argv)
 {
+    static const struct stage_option options[] = {
+        {"--timeline", NULL, "print when each chunk's copy and kernel ran (the last run)"},
+        {NULL, NULL, NULL}};
     const struct stage stage = {
         .dir = "09_pinned_streams",
         .program = "pinned_streams",
@@ -151,10 +241,14 @@ int main(int argc, char **argv)
         .gpu = true,
         .help = "--blocks N cuts the input into N chunks (default 8, "
                 "at most 1024), queued over 4 streams; --threads sets the "
-                "block size of the chunks' kernels; --blocks-per-sm is refused."};
+                "block size of the chunks' kernels; --blocks-per-sm is refused.",
+        .options = options};
     struct options opt = options_or_exit(argc, argv, &stage);
     if (opt.blocks_per_sm)
         usage_error(&stage, "--blocks-per-sm: --blocks sets the number of chunks here");
+    bool timeline = opt.stage_values[0] != NULL;
+    if (timeline && opt.csv)
+        usage_error(&stage, "--timeline and --csv cannot be combined");
     struct gpu gpu = open_gpu(&stage);
     if (opt.threads > gpu.max_threads_per_block)
         usage_error(&stage, "--threads: more than this GPU takes per block");
@@ -176,6 +270,13 @@ int main(int argc, char **argv)
          .total_ms = median_ms(streams_once, &trip, opt.reps),
          .histo = trip.histo},
     };
+    if (timeline) { /* one more run, with the marks; its histogram is the one verified */
+        trip.timeline = true;
+        streams_once(&trip);
+        print_timeline(&trip);
+    }
+    if (!opt.csv)
+        print_host_memory(&trip);
     int status = report_results(&stage, &opt, &in, results, 2);
     free_trip(&trip);
     free_input(&in);

@@ -1,0 +1,279 @@
+/*
+ * check_cpu_gpu_split.c - exercise 10 counts every byte once, on the CPU or on
+ * the GPU: its bins match the CPU reference for every split (none, one byte,
+ * an odd middle, all but one, all) and each side counts exactly its share; the
+ * split it chooses is the one its own measured times give, and moves when the
+ * CPU gets slower; and the CPU counts while the GPU works (the program's
+ * timeline: when the GPU's kernel was queued and done, when the CPU counted).
+ */
+#include "stage_checks.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* What the program says of its split (the lines above the table). */
+struct split_report {
+    double cpu_ms, gpu_ms;
+    size_t cpu_bytes, gpu_bytes, cpu_counted, gpu_counted;
+    double gpu_queued, gpu_done, cpu_start, cpu_end;
+    bool copy_in_flight;
+    int lines;
+};
+
+static void read_split(const char *out, struct split_report *r)
+{
+    memset(r, 0, sizeof *r);
+    const char *line;
+    int threads;
+    if ((line = strstr(out, "measured: ")) &&
+        sscanf(line, "measured: cpu-only %lf ms on %d threads, gpu-only %lf ms", &r->cpu_ms,
+               &threads, &r->gpu_ms) == 3)
+        r->lines++;
+    if ((line = strstr(out, "split: ")) &&
+        sscanf(line, "split: cpu %zu bytes, gpu %zu bytes", &r->cpu_bytes, &r->gpu_bytes) == 2)
+        r->lines++;
+    if ((line = strstr(out, "counted: ")) &&
+        sscanf(line, "counted: cpu %zu bytes, gpu %zu bytes", &r->cpu_counted,
+               &r->gpu_counted) == 2)
+        r->lines++;
+    if ((line = strstr(out, "timeline: ")) &&
+        sscanf(line, "timeline: gpu queued %lf ms, done %lf ms; cpu %lf to %lf ms",
+               &r->gpu_queued, &r->gpu_done, &r->cpu_start, &r->cpu_end) == 4)
+        r->lines++;
+    if ((line = strstr(out, "copy in: "))) {
+        r->copy_in_flight = strncmp(line, "copy in:    still on its way", 28) == 0;
+        r->lines++;
+    }
+}
+
+static void run_split(const char *args, struct stage_output *o, struct split_report *r)
+{
+    run_stage(args, o);
+    ck_assert_msg(o->exit_status == 0, "%s: %s, stderr: %s", args, exit_meaning(o), o->err);
+    read_split(o->out, r);
+    ck_assert_msg(r->lines == 5,
+                  "%s: expected the measured:, split:, counted:, timeline: and copy in: lines, "
+                  "read %d of them in: %.1500s",
+                  args, r->lines, o->out);
+}
+
+/* Sizes around the small and the odd, and a prime; the CPU's share: none, one
+ * byte, an odd middle, all but one, all. */
+static const size_t sizes[] = {1, 2, 3, 17, 255, 256, 257, 1000003};
+#define SIZES  ((int)(sizeof sizes / sizeof sizes[0]))
+#define SHARES 5
+
+static size_t share_for(size_t size, int which)
+{
+    switch (which) {
+    case 0: return 0;
+    case 1: return 1;
+    case 2: return (size / 2) | 1; /* odd: a boundary inside a word */
+    case 3: return size - 1;
+    default: return size;
+    }
+}
+
+START_TEST(test_every_split_matches_reference)
+{
+    size_t size = sizes[_i / SHARES];
+    size_t cpu = share_for(size, _i % SHARES);
+    if (cpu > size)
+        cpu = size;
+    char extra[96];
+    snprintf(extra, sizeof extra, "--cpu-bytes %zu --cpu-threads %d", cpu, 1 + _i % 4);
+    check_matches_reference(size, (enum data_kind)(_i % 4), 300 + (uint64_t)_i, extra);
+}
+END_TEST
+
+START_TEST(test_measured_split_matches_reference)
+{
+    check_matrix_case(_i, "");
+}
+END_TEST
+
+START_TEST(test_each_side_counts_exactly_its_share)
+{
+    static const char *const args[] = {"--size 1000003 --reps 1 --cpu-bytes 333333",
+                                       "--size 1000003 --reps 1 --cpu-bytes 1",
+                                       "--size 1000003 --reps 1 --cpu-bytes 1000002",
+                                       "--size 4000037 --reps 1 --cpu-bytes 2000001 --cpu-threads 3"};
+    struct stage_output o;
+    struct split_report r;
+    run_split(args[_i], &o, &r);
+    size_t size = _i == 3 ? 4000037 : 1000003;
+    ck_assert_msg(r.cpu_bytes + r.gpu_bytes == size, "%s: the split gives %zu + %zu bytes, not %zu",
+                  args[_i], r.cpu_bytes, r.gpu_bytes, size);
+    ck_assert_msg(r.cpu_counted == r.cpu_bytes,
+                  "%s: the split gave the CPU %zu bytes, and it counted %zu", args[_i],
+                  r.cpu_bytes, r.cpu_counted);
+    ck_assert_msg(r.gpu_counted == r.gpu_bytes,
+                  "%s: the split gave the GPU %zu bytes, and it counted %zu", args[_i],
+                  r.gpu_bytes, r.gpu_counted);
+    ck_assert_msg(o.says_verified, "%s: no 'verified: yes' line", args[_i]);
+}
+END_TEST
+
+#define BIG "--size 64M --reps 3"
+#define BIG_BYTES ((size_t)64 << 20)
+
+/* The split must be the one the program's own times give: the CPU's share of
+ * the bytes is its share of the two speeds, size x gpu / (cpu + gpu). */
+START_TEST(test_split_follows_the_measured_times)
+{
+    struct stage_output o;
+    struct split_report r;
+    run_split(BIG, &o, &r);
+    ck_assert_msg(r.cpu_ms > 0 && r.gpu_ms > 0, "%s: measured times %.4f and %.4f ms", BIG,
+                  r.cpu_ms, r.gpu_ms);
+    double expected = (double)BIG_BYTES * r.gpu_ms / (r.cpu_ms + r.gpu_ms);
+    double off = (double)r.cpu_bytes - expected;
+    ck_assert_msg(off < BIG_BYTES / 100.0 + 1 && off > -(BIG_BYTES / 100.0 + 1),
+                  "%s: cpu-only took %.4f ms and gpu-only %.4f ms, so both end together with "
+                  "about %.0f bytes on the CPU; got %zu",
+                  BIG, r.cpu_ms, r.gpu_ms, expected, r.cpu_bytes);
+}
+END_TEST
+
+/* One CPU thread against several: the slower CPU must get the smaller share. */
+START_TEST(test_a_slower_cpu_gets_a_smaller_share)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores < 2)
+        return; /* one core: no slower CPU to make */
+    char slow[96], fast[96];
+    snprintf(slow, sizeof slow, "%s --cpu-threads 1", BIG);
+    snprintf(fast, sizeof fast, "%s --cpu-threads %ld", BIG, cores < 8 ? cores : 8);
+    struct stage_output o;
+    struct split_report one, many;
+    run_split(slow, &o, &one);
+    run_split(fast, &o, &many);
+    ck_assert_msg(one.cpu_bytes < many.cpu_bytes,
+                  "expected fewer bytes on one CPU thread than on %ld: '%s' gave the CPU %zu "
+                  "bytes (cpu-only %.4f ms), '%s' gave it %zu (cpu-only %.4f ms)",
+                  cores < 8 ? cores : 8, slow, one.cpu_bytes, one.cpu_ms, fast, many.cpu_bytes,
+                  many.cpu_ms);
+}
+END_TEST
+
+START_TEST(test_the_cpu_counts_while_the_gpu_works)
+{
+    struct stage_output o;
+    struct split_report r;
+    run_split(BIG, &o, &r);
+    ck_assert_msg(r.cpu_counted > 0 && r.gpu_counted > 0,
+                  "%s: expected both sides to count, got cpu %zu and gpu %zu bytes", BIG,
+                  r.cpu_counted, r.gpu_counted);
+    ck_assert_msg(r.cpu_counted == r.cpu_bytes && r.gpu_counted == r.gpu_bytes,
+                  "%s: the split says cpu %zu and gpu %zu bytes, they counted %zu and %zu", BIG,
+                  r.cpu_bytes, r.gpu_bytes, r.cpu_counted, r.gpu_counted);
+    ck_assert_msg(r.cpu_start < r.gpu_done,
+                  "%s: expected the CPU to start counting before the GPU's kernel was done; "
+                  "the CPU started at %.4f ms, the GPU was done at %.4f ms",
+                  BIG, r.cpu_start, r.gpu_done);
+    ck_assert_msg(r.gpu_queued < r.cpu_end,
+                  "%s: expected the GPU's kernel queued before the CPU ended; queued at %.4f "
+                  "ms, the CPU ended at %.4f ms",
+                  BIG, r.gpu_queued, r.cpu_end);
+    ck_assert_msg(r.copy_in_flight,
+                  "%s: expected the GPU's copy in still on its way when its kernel was queued "
+                  "(an asynchronous copy), got: the copy was already done",
+                  BIG);
+}
+END_TEST
+
+START_TEST(test_reports_three_rows)
+{
+    const char *args = "--size 1000003 --reps 2";
+    struct stage_output o;
+    run_stage(args, &o);
+    ck_assert_msg(o.exit_status == 0, "%s: %s, stderr: %s", args, exit_meaning(&o), o.err);
+    static const char *const rows[] = {"\ngpu-only ", "\ncpu-only ", "\ncpu+gpu "};
+    for (int i = 0; i < 3; i++)
+        ck_assert_msg(strstr(o.out, rows[i]), "%s: no%s row in: %s", args, rows[i], o.out);
+    ck_assert_msg(strstr(o.out, "combined: "), "%s: no 'combined:' line in: %s", args, o.out);
+    ck_assert_msg(o.has_sum && o.sum == 1000003, "%s: expected Histogram Sum 1000003: %s", args,
+                  o.out);
+    ck_assert_msg(o.says_verified, "%s: no 'verified: yes' line", args);
+}
+END_TEST
+
+START_TEST(test_csv_prints_header_and_three_verified_rows)
+{
+    const char *args = "--size 4097 --data skewed --reps 2 --csv";
+    struct stage_output o;
+    run_stage(args, &o);
+    ck_assert_msg(o.exit_status == 0, "%s: %s, stderr: %s", args, exit_meaning(&o), o.err);
+    char *row = strchr(o.out, '\n');
+    ck_assert_msg(row != NULL, "%s: no header line: %s", args, o.out);
+    *row++ = '\0';
+    ck_assert_msg(strcmp(o.out, CSV_HEADER) == 0, "%s: expected the header %s, got %s", args,
+                  CSV_HEADER, o.out);
+    static const char *const impls[] = {"gpu-only", "cpu-only", "cpu+gpu"};
+    for (int i = 0; i < 3; i++) {
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "10_cpu_gpu_split,%s,", impls[i]);
+        char *end = strchr(row, '\n');
+        ck_assert_msg(end != NULL, "%s: expected a %s row, got: %s", args, impls[i], row);
+        *end = '\0';
+        ck_assert_msg(strncmp(row, prefix, strlen(prefix)) == 0, "%s: expected %s..., got %s",
+                      args, prefix, row);
+        ck_assert_msg(strstr(row, ",skewed,4097,"), "%s: data and bytes: %s", args, row);
+        ck_assert_msg(strcmp(end - 4, ",yes") == 0, "%s: not verified: %s", args, row);
+        row = end + 1;
+    }
+}
+END_TEST
+
+static const char *const bad_splits[] = {"--size 100 --cpu-bytes 101", "--cpu-bytes -1",
+                                         "--cpu-bytes x", "--cpu-threads 0", "--cpu-threads 65"};
+#define BAD_SPLITS ((int)(sizeof bad_splits / sizeof bad_splits[0]))
+
+START_TEST(test_bad_split_options_are_usage_errors)
+{
+    struct stage_output o;
+    run_stage(bad_splits[_i], &o);
+    ck_assert_msg(o.exit_status == EXIT_USAGE, "%s: expected exit 2, got %s", bad_splits[_i],
+                  exit_meaning(&o));
+}
+END_TEST
+
+START_TEST(test_indexing_past_2_gib)
+{
+    /* the GPU's share passes 2 GiB; so does the CPU's in the second */
+    check_matches_reference(((size_t)1 << 31) + 5, DATA_UNIFORM, 9, "--cpu-bytes 5");
+    check_matches_reference(((size_t)1 << 31) + 5, DATA_UNIFORM, 9, "--cpu-bytes 2147483650");
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    set_stage("10_cpu_gpu_split", argc, argv);
+    Suite *suite = suite_create("exercise 10: the CPU and the GPU at once");
+    /* Without a GPU the program exits 77 and every check is counted as skipped. */
+    TCase *bytes = exercise_tcase("every byte counted once, on one side or the other", 3);
+    tcase_add_loop_test(bytes, test_every_split_matches_reference, 0, SIZES * SHARES);
+    tcase_add_loop_test(bytes, test_measured_split_matches_reference, 0, MATRIX_CASES);
+    tcase_add_loop_test(bytes, test_each_side_counts_exactly_its_share, 0, 4);
+    add_if_runnable(suite, bytes, SIZES * SHARES + MATRIX_CASES + 4);
+    TCase *split = exercise_tcase("the split follows the measured speeds", 1);
+    tcase_add_test(split, test_split_follows_the_measured_times);
+    tcase_add_test(split, test_a_slower_cpu_gets_a_smaller_share);
+    add_if_runnable(suite, split, 2);
+    TCase *overlap = exercise_tcase("the CPU counts while the GPU works", 2);
+    tcase_add_test(overlap, test_the_cpu_counts_while_the_gpu_works);
+    add_if_runnable(suite, overlap, 1);
+    TCase *report = exercise_tcase("the report, the CSV, the options", 0);
+    tcase_add_test(report, test_reports_three_rows);
+    tcase_add_test(report, test_csv_prints_header_and_three_verified_rows);
+    tcase_add_loop_test(report, test_bad_split_options_are_usage_errors, 0, BAD_SPLITS);
+    add_if_runnable(suite, report, 2 + BAD_SPLITS);
+    int usage_checks = 0;
+    TCase *usage = usage_tcase(true, &usage_checks);
+    add_if_runnable(suite, usage, usage_checks);
+    TCase *big = exercise_tcase("past 2 GiB", 3);
+    tcase_add_test(big, test_indexing_past_2_gib);
+    add_if_runnable(suite, big, 1);
+    return run_exercise(suite);
+}
