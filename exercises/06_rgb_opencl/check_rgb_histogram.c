@@ -2,8 +2,11 @@
  * check_rgb_histogram.c - exercise 06 counts all three channels: on the sample
  * photograph and on generated pixels of every size, kind and work-group size,
  * the red, green and blue histograms it prints are the ones counted here, on
- * the CPU, from the same bytes; and it finds its kernel from any directory.
- * Without any OpenCL device these checks are reported as skipped.
+ * the CPU, from the same bytes. And it counts them the way the exercise
+ * teaches: three histograms in the work-group's local memory (the program
+ * prints how much its kernel declares), with no race that Oclgrind can see.
+ * Without any OpenCL device these checks are reported as skipped; without
+ * Oclgrind, its group is.
  */
 #include "stage_checks.h"
 
@@ -26,6 +29,8 @@ struct rgb_output {
     uint64_t sums[CHANNELS];
     int sums_printed;
     bool says_verified;
+    bool has_local;
+    uint64_t local_bytes; /* "local memory: N bytes per work-group" */
 };
 
 static void run_rgb(const char *args, struct rgb_output *r)
@@ -55,6 +60,9 @@ static void run_rgb(const char *args, struct rgb_output *r)
                     r->sums[c] = sum;
                     r->sums_printed++;
                 }
+        } else if (sscanf(line, "local memory: %llu", &sum) == 1) {
+            r->local_bytes = sum;
+            r->has_local = true;
         } else if (strncmp(line, "verified:   yes", 15) == 0) {
             r->says_verified = true;
         }
@@ -78,19 +86,25 @@ static void check_rgb(const char *args, const unsigned char *rgb, size_t pixels)
             expected[c][rgb[CHANNELS * p + c]]++;
     struct rgb_output r;
     run_rgb(args, &r);
-    ck_assert_msg(r.exit_status == 0, "%s: exit %d, stderr: %s", args, r.exit_status, r.err);
-    ck_assert_msg(r.bins_printed == CHANNELS * BINS, "%s: printed %d bins, not 768", args,
+    ck_assert_msg(r.exit_status == 0, "./rgb_histogram %s: exit %d (expected 0), stderr: %s", args,
+                  r.exit_status, r.err);
+    ck_assert_msg(r.bins_printed == CHANNELS * BINS,
+                  "./rgb_histogram %s: printed %d bins, expected 768 (r0 to b255)", args,
                   r.bins_printed);
     static const char letters[] = "rgb";
     for (int c = 0; c < CHANNELS; c++)
         for (int bin = 0; bin < BINS; bin++)
-            ck_assert_msg(r.bins[c][bin] == expected[c][bin], "%s: %c%d is %u, expected %u", args,
-                          letters[c], bin, r.bins[c][bin], expected[c][bin]);
-    ck_assert_msg(r.sums_printed == CHANNELS, "%s: %d sums, not three", args, r.sums_printed);
+            ck_assert_msg(r.bins[c][bin] == expected[c][bin],
+                          "./rgb_histogram %s: bin %c%d is %u, expected %u (the CPU's count of "
+                          "the same %zu pixels)",
+                          args, letters[c], bin, r.bins[c][bin], expected[c][bin], pixels);
+    ck_assert_msg(r.sums_printed == CHANNELS, "./rgb_histogram %s: %d sum lines, expected three",
+                  args, r.sums_printed);
     for (int c = 0; c < CHANNELS; c++)
-        ck_assert_msg(r.sums[c] == pixels, "%s: the %c sum is %" PRIu64 ", not %zu pixels", args,
-                      letters[c], r.sums[c], pixels);
-    ck_assert_msg(r.says_verified, "%s: no 'verified: yes' line", args);
+        ck_assert_msg(r.sums[c] == pixels,
+                      "./rgb_histogram %s: the %c sum is %" PRIu64 ", expected %zu (one per pixel)",
+                      args, letters[c], r.sums[c], pixels);
+    ck_assert_msg(r.says_verified, "./rgb_histogram %s: no 'verified:   yes' line", args);
 }
 
 START_TEST(test_the_photographs_three_histograms_match_reference)
@@ -140,33 +154,63 @@ START_TEST(test_every_launch_matches_reference)
 }
 END_TEST
 
+/* Three local histograms of 256 four-byte bins: what the compiler reports for
+ * the kernel's __local arrays. Counting green and blue straight into the
+ * global bins gives the right numbers with one local histogram, not three. */
+START_TEST(test_the_kernel_keeps_three_local_histograms)
+{
+    const char *args = "--size 3000 --reps 1";
+    struct rgb_output r;
+    run_rgb(args, &r);
+    ck_assert_msg(r.exit_status == 0, "./rgb_histogram %s: exit %d (expected 0), stderr: %s", args,
+                  r.exit_status, r.err);
+    ck_assert_msg(r.has_local, "./rgb_histogram %s: no 'local memory: N bytes' line", args);
+    ck_assert_msg(r.local_bytes >= CHANNELS * BINS * sizeof(unsigned int),
+                  "./rgb_histogram %s: the kernel declares %" PRIu64 " bytes of local memory per "
+                  "work-group, expected at least %zu: three histograms of 256 uint bins, one per "
+                  "channel (a channel counted straight into the global bins skips the lesson)",
+                  args, r.local_bytes, CHANNELS * BINS * sizeof(unsigned int));
+}
+END_TEST
+
+/* PoCL runs a work-group's items one after another, so a race gives the right
+ * count there; Oclgrind simulates them and reports it. One work-group and
+ * several; a work-group smaller than 256 zeroes and merges with a stride. */
+static const char *const race_launches[] = {"--size 30000 --reps 1 --blocks 2 --threads 64",
+                                            "--size 3000 --reps 1 --blocks 1 --threads 256",
+                                            "--size 771 --reps 1 --blocks 3 --threads 33"};
+#define RACE_LAUNCHES ((int)(sizeof race_launches / sizeof race_launches[0]))
+
+START_TEST(test_no_races_under_oclgrind)
+{
+    check_no_races(race_launches[_i]);
+}
+END_TEST
+
 START_TEST(test_finds_its_kernel_from_another_directory)
 {
     struct stage_output o;
     run_stage_in("/", "--size 3000 --reps 1", &o); /* where no rgb_histogram.cl is */
-    ck_assert_msg(o.exit_status == 0, "exit %d: %s", o.exit_status, o.err);
-    ck_assert(o.says_verified);
+    ck_assert_msg(o.exit_status == 0,
+                  "./rgb_histogram --size 3000 run from /: %s (expected exit 0), stderr: %s",
+                  exit_meaning(&o), o.err);
+    ck_assert_msg(o.says_verified, "./rgb_histogram --size 3000 run from /: no 'verified: yes'");
 }
 END_TEST
 
 START_TEST(test_options_without_meaning_here_are_usage_errors)
 {
+    static const char *const refused[] = {"--file ../Makefile", "--csv", "--image Makefile"};
     struct stage_output o;
-    run_stage("--file ../Makefile", &o);
-    ck_assert_int_eq(o.exit_status, EXIT_USAGE);
-    run_stage("--csv", &o);
-    ck_assert_int_eq(o.exit_status, EXIT_USAGE);
-    run_stage("--image Makefile", &o);
-    ck_assert_int_eq(o.exit_status, EXIT_USAGE);
-    ck_assert_msg(strstr(o.err, "--image: ") && strstr(o.err, "not a BMP file"), "%s", o.err);
-}
-END_TEST
-
-/* PoCL runs a work-group's items one after another, so a race gives the right
- * count there; Oclgrind simulates them and reports it. */
-START_TEST(test_no_races_under_oclgrind)
-{
-    check_no_races("--size 30000 --reps 1 --blocks 2 --threads 64");
+    for (int i = 0; i < 3; i++) {
+        run_stage(refused[i], &o);
+        ck_assert_msg(o.exit_status == EXIT_USAGE, "./rgb_histogram %s: %s, expected exit 2",
+                      refused[i], exit_meaning(&o));
+    }
+    ck_assert_msg(strstr(o.err, "--image: ") && strstr(o.err, "not a BMP file"),
+                  "./rgb_histogram --image Makefile: expected '--image: ... not a BMP file' on "
+                  "stderr, got: %s",
+                  o.err);
 }
 END_TEST
 
@@ -174,21 +218,34 @@ int main(int argc, char **argv)
 {
     set_stage("06_rgb_opencl", argc, argv);
     Suite *suite = suite_create("exercise 06: RGB histograms in OpenCL");
-    TCase *tc = exercise_tcase("three histograms", 2);
-    tcase_set_timeout(tc, 300);
-    tcase_add_test(tc, test_the_photographs_three_histograms_match_reference);
-    tcase_add_loop_test(tc, test_generated_pixels_of_every_size_and_kind_match_reference, 0,
-                        SIZES * KINDS);
-    tcase_add_loop_test(tc, test_every_launch_matches_reference, 0, LAUNCHES);
-    tcase_add_test(tc, test_finds_its_kernel_from_another_directory);
-    tcase_add_test(tc, test_options_without_meaning_here_are_usage_errors);
     /* Without an OpenCL device the program exits 77 and every check is counted as skipped. */
-    add_if_runnable(suite, tc, 1 + SIZES * KINDS + LAUNCHES + 2);
-    TCase *races = exercise_tcase("no races, under Oclgrind", 2);
-    tcase_add_test(races, test_no_races_under_oclgrind);
+    TCase *counts = exercise_tcase("three histograms: the photograph and generated pixels", 1);
+    tcase_set_timeout(counts, 300);
+    tcase_add_test(counts, test_the_photographs_three_histograms_match_reference);
+    tcase_add_loop_test(counts, test_generated_pixels_of_every_size_and_kind_match_reference, 0,
+                        SIZES * KINDS);
+    add_if_runnable(suite, counts, 1 + SIZES * KINDS);
+
+    TCase *local = exercise_tcase("each channel counted in local memory", 2);
+    tcase_add_test(local, test_the_kernel_keeps_three_local_histograms);
+    add_if_runnable(suite, local, 1);
+
+    TCase *races = exercise_tcase("no races, under Oclgrind", 3);
+    tcase_set_timeout(races, 300);
+    tcase_add_loop_test(races, test_no_races_under_oclgrind, 0, RACE_LAUNCHES);
     if (have_oclgrind())
-        add_if_runnable(suite, races, 1);
+        add_if_runnable(suite, races, RACE_LAUNCHES);
     else
-        add_skipped(1);
+        add_skipped(RACE_LAUNCHES);
+
+    TCase *sizes = exercise_tcase("every work-group size", 3);
+    tcase_set_timeout(sizes, 300);
+    tcase_add_loop_test(sizes, test_every_launch_matches_reference, 0, LAUNCHES);
+    add_if_runnable(suite, sizes, LAUNCHES);
+
+    TCase *program = exercise_tcase("the program: its kernel file and its options", 0);
+    tcase_add_test(program, test_finds_its_kernel_from_another_directory);
+    tcase_add_test(program, test_options_without_meaning_here_are_usage_errors);
+    add_if_runnable(suite, program, 2);
     return run_exercise(suite);
 }

@@ -170,6 +170,11 @@ int main(int argc, char **argv)
     cl_kernel kernel = clCreateKernel(program, "rgb_histo_kernel", &err);
     CL_CHECK(err);
     struct launch launch = choose_opencl_launch(&stage, &opt, &cl, kernel, 2, 256);
+    /* What the kernel's __local arrays take per work-group, as the compiler
+     * sized them: the check reads this line to see the three histograms. */
+    cl_ulong local_bytes;
+    CL_CHECK(clGetKernelWorkGroupInfo(kernel, cl.device, CL_KERNEL_LOCAL_MEM_SIZE,
+                                      sizeof local_bytes, &local_bytes, NULL));
     size_t bytes = CHANNELS * px.count;
     require_opencl_buffer(&stage, &cl, bytes);
 
@@ -201,6 +206,7 @@ int main(int argc, char **argv)
         printf("input:      %s, %zu bytes, seed %" PRIu64 ": %zu pixels of 3 bytes\n",
                data_kind_name(opt.data), px.bytes, opt.seed, px.count);
     printf("launch:     %ld blocks x %d threads\n", launch.blocks, launch.threads);
+    printf("local memory: %" PRIu64 " bytes per work-group\n", (uint64_t)local_bytes);
     for (int c = 0; c < CHANNELS; c++)
         printf("%-5s sum:  %" PRIu64 "\n", channel_names[c], histogram_sum(histo + c * BINS));
     printf("kernel only: %10.3f ms %9.2f GB/s  (median of %d runs after %d warm-up)\n", kernel_ms,

@@ -26,6 +26,6 @@ __kernel void rgb_histo_kernel(__global const uchar *rgb, ulong pixels, __global
 
     for (uint bin = get_local_id(0); bin < BINS; bin += get_local_size(0)) {
         atomic_add(&histo[bin], red[bin]);
-        /* TODO: merge green into histo[BINS + bin] and blue into histo[2 * BINS + bin]. */
+        /* TODO: merge green and blue too, each into its own third of histo. */
     }
 }
