@@ -1,0 +1,210 @@
+/*
+ * check_partitioning.c - exercise 12 writes both walks, and the check looks at
+ * the walks themselves, not only at the histogram they give: --show-pattern
+ * prints the bytes each work-item reads, step by step. Interleaved: at every
+ * step, neighbouring items read neighbouring bytes (item t reads t + s x T at
+ * step s). Contiguous: each item reads one unbroken run, the runs follow one
+ * another in item order and cover every byte once, and none is longer than a
+ * fair share. Then both histograms match the CPU's on every size and launch.
+ * Without any OpenCL device these checks are reported as skipped.
+ */
+#include "stage_checks.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#define MAX_ITEMS 1024
+
+/* What --show-pattern printed for one walk: reads[t][0 .. count[t] - 1]. */
+struct pattern {
+    int exit_status;
+    size_t items;
+    size_t count[MAX_ITEMS];
+    uint64_t *reads[MAX_ITEMS];
+};
+
+static void free_pattern(struct pattern *p)
+{
+    for (size_t t = 0; t < MAX_ITEMS; t++)
+        free(p->reads[t]);
+}
+
+/* Runs ./partitioning --show-pattern ARGS and keeps the lines of one walk. */
+static void read_pattern(const char *args, const char *walk, struct pattern *p)
+{
+    memset(p, 0, sizeof *p);
+    char command[1024], want[64];
+    snprintf(command, sizeof command, "'%s' --show-pattern %s 2>/dev/null", stage_program(), args);
+    snprintf(want, sizeof want, "pattern %s:", walk);
+    FILE *out = popen(command, "r");
+    ck_assert_msg(out != NULL, "cannot run %s", command);
+    static char line[1 << 16];
+    bool mine = false;
+    while (fgets(line, sizeof line, out)) {
+        if (strncmp(line, "pattern ", 8) == 0)
+            mine = strncmp(line, want, strlen(want)) == 0;
+        size_t t;
+        int used;
+        if (!mine || sscanf(line, "item %zu:%n", &t, &used) != 1 || t >= MAX_ITEMS)
+            continue;
+        if (t + 1 > p->items)
+            p->items = t + 1;
+        size_t cap = 16;
+        p->reads[t] = realloc(p->reads[t], cap * sizeof(uint64_t));
+        char *at = line + used, *end;
+        for (uint64_t byte = strtoull(at, &end, 10); end != at; byte = strtoull(at, &end, 10)) {
+            if (p->count[t] == cap)
+                p->reads[t] = realloc(p->reads[t], (cap *= 2) * sizeof(uint64_t));
+            p->reads[t][p->count[t]++] = byte;
+            at = end;
+        }
+    }
+    int status = pclose(out);
+    p->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Small grids: sizes that are not multiples of the items, fewer bytes than
+ * items, no bytes, several work-groups (a stride of the work-group size shows). */
+static const struct grid {
+    size_t size;
+    int blocks, threads;
+} grids[] = {{10, 1, 4}, {10, 2, 3}, {3, 1, 8}, {0, 1, 4}, {1000, 3, 64}, {257, 2, 256}, {64, 4, 16}};
+#define GRIDS ((int)(sizeof grids / sizeof grids[0]))
+
+static void grid_args(const struct grid *g, char *args, size_t size)
+{
+    snprintf(args, size, "--size %zu --blocks %d --threads %d", g->size, g->blocks, g->threads);
+}
+
+START_TEST(test_interleaved_puts_neighbouring_items_on_neighbouring_bytes)
+{
+    const struct grid *g = &grids[_i];
+    char args[128];
+    grid_args(g, args, sizeof args);
+    struct pattern p;
+    read_pattern(args, "interleaved", &p);
+    size_t items = (size_t)g->blocks * (size_t)g->threads;
+    ck_assert_msg(p.exit_status == 0 && p.items == items,
+                  "./partitioning --show-pattern %s: exit %d and %zu items of the interleaved "
+                  "pattern, expected exit 0 and %zu items",
+                  args, p.exit_status, p.items, items);
+    for (size_t t = 0; t < items; t++) {
+        size_t expected = t < g->size ? (g->size - t + items - 1) / items : 0;
+        for (size_t s = 0; s < p.count[t] && s < expected; s++)
+            ck_assert_msg(p.reads[t][s] == t + s * items,
+                          "./partitioning --show-pattern %s: interleaved, item %zu reads byte %" PRIu64
+                          " at step %zu, expected %zu (t + step x %zu items: at each step, "
+                          "neighbouring items on neighbouring bytes)",
+                          args, t, p.reads[t][s], s, t + s * items, items);
+        ck_assert_msg(p.count[t] == expected,
+                      "./partitioning --show-pattern %s: interleaved, item %zu reads %zu bytes, "
+                      "expected %zu (bytes %zu, %zu + %zu, ... below %zu)",
+                      args, t, p.count[t], expected, t, t, items, g->size);
+    }
+    free_pattern(&p);
+}
+END_TEST
+
+START_TEST(test_contiguous_gives_each_item_one_unbroken_slice)
+{
+    const struct grid *g = &grids[_i];
+    char args[128];
+    grid_args(g, args, sizeof args);
+    struct pattern p;
+    read_pattern(args, "contiguous", &p);
+    size_t items = (size_t)g->blocks * (size_t)g->threads;
+    ck_assert_msg(p.exit_status == 0 && p.items == items,
+                  "./partitioning --show-pattern %s: exit %d and %zu items of the contiguous "
+                  "pattern, expected exit 0 and %zu items",
+                  args, p.exit_status, p.items, items);
+    /* Read item after item, the slices must spell 0, 1, 2, ..., size - 1. */
+    size_t next = 0, fair = g->size / items + g->size % items;
+    for (size_t t = 0; t < items; t++) {
+        for (size_t s = 0; s < p.count[t]; s++, next++)
+            ck_assert_msg(p.reads[t][s] == next,
+                          "./partitioning --show-pattern %s: contiguous, item %zu reads byte %" PRIu64
+                          " at step %zu, expected %zu (each item one unbroken slice, right after "
+                          "the previous item's: every byte once, in order)",
+                          args, t, p.reads[t][s], s, next);
+        ck_assert_msg(p.count[t] <= (fair ? fair : 1),
+                      "./partitioning --show-pattern %s: contiguous, item %zu reads %zu bytes, "
+                      "expected at most %zu (%zu bytes shared by %zu items)",
+                      args, t, p.count[t], fair, g->size, items);
+    }
+    ck_assert_msg(next == g->size,
+                  "./partitioning --show-pattern %s: contiguous, the slices cover bytes 0 to %zu, "
+                  "expected all %zu bytes (the remainder of %zu / %zu must be read too)",
+                  args, next, g->size, g->size, items);
+    free_pattern(&p);
+}
+END_TEST
+
+static const size_t sizes[] = {0, 1, 257, 1000003};
+#define SIZES ((int)(sizeof sizes / sizeof sizes[0]))
+
+START_TEST(test_both_walks_match_reference)
+{
+    const char *variant = _i % 2 ? "--variant contiguous" : "--variant interleaved";
+    check_matches_reference(sizes[_i / 4], (_i / 2) % 2 ? DATA_CONSTANT : DATA_UNIFORM,
+                            1200 + (uint64_t)_i, variant);
+}
+END_TEST
+
+static const char *const launches[] = {"--threads 1", "--threads 33", "--blocks 1 --threads 64",
+                                       "--blocks 1000 --threads 32"};
+#define LAUNCHES ((int)(sizeof launches / sizeof launches[0]))
+
+START_TEST(test_every_launch_matches_reference)
+{
+    char args[128];
+    snprintf(args, sizeof args, "--variant %s %s", _i % 2 ? "contiguous" : "interleaved",
+             launches[_i / 2]);
+    check_matches_reference(300007, DATA_UNIFORM, 12, args);
+}
+END_TEST
+
+/* The default runs both walks on one input and reports a row for each. */
+START_TEST(test_times_both_walks_side_by_side)
+{
+    const char *args = "--size 1M --reps 1";
+    struct stage_output o;
+    run_stage(args, &o);
+    ck_assert_msg(o.exit_status == 0, "./partitioning %s: %s (expected exit 0), stderr: %s", args,
+                  exit_meaning(&o), o.err);
+    ck_assert_msg(strstr(o.out, "\ninterleaved ") && strstr(o.out, "\ncontiguous "),
+                  "./partitioning %s: expected a row for each walk, got:\n%s", args, o.out);
+    ck_assert_msg(o.says_verified, "./partitioning %s: no 'verified: yes' line", args);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    set_stage("12_partitioning", argc, argv);
+    Suite *suite = suite_create("exercise 12: interleaved and contiguous partitionings");
+    /* Without an OpenCL device the program exits 77 and every check is counted as skipped. */
+    TCase *counts = exercise_tcase("both walks count every byte once", 1);
+    tcase_set_timeout(counts, 120);
+    tcase_add_loop_test(counts, test_both_walks_match_reference, 0, SIZES * 4);
+    add_if_runnable(suite, counts, SIZES * 4);
+
+    TCase *interleaved = exercise_tcase("interleaved: neighbouring items on neighbouring bytes", 2);
+    tcase_add_loop_test(interleaved, test_interleaved_puts_neighbouring_items_on_neighbouring_bytes,
+                        0, GRIDS);
+    add_if_runnable(suite, interleaved, GRIDS);
+
+    TCase *contiguous = exercise_tcase("contiguous: one unbroken slice per item", 3);
+    tcase_add_loop_test(contiguous, test_contiguous_gives_each_item_one_unbroken_slice, 0, GRIDS);
+    add_if_runnable(suite, contiguous, GRIDS);
+
+    TCase *sizes_tc = exercise_tcase("every work-group size", 2);
+    tcase_set_timeout(sizes_tc, 120);
+    tcase_add_loop_test(sizes_tc, test_every_launch_matches_reference, 0, LAUNCHES * 2);
+    add_if_runnable(suite, sizes_tc, LAUNCHES * 2);
+
+    TCase *timing = exercise_tcase("both walks timed side by side", 0);
+    tcase_add_test(timing, test_times_both_walks_side_by_side);
+    add_if_runnable(suite, timing, 1);
+    return run_exercise(suite);
+}
