@@ -1,0 +1,184 @@
+/*
+ * check_warp_aggregation.c - exercise 11 counts every byte with warp-aggregated
+ * global atomics: every bin matches the CPU reference on every size, kind and
+ * block size (partial warps included), and --count-atomics shows that a warp
+ * adds a group of equal bytes with one atomic: on constant bytes at most one
+ * per warp and step, never more than one per byte.
+ */
+#include "stage_checks.h"
+
+#include <stdio.h>
+#include <string.h>
+
+START_TEST(test_counts_every_size_and_kind)
+{
+    check_matrix_case(_i, "");
+}
+END_TEST
+
+/* Whole warps and partial ones (33, 48, 1000 threads: a last warp of 1, 16
+ * and 8 lanes), one block and very many. */
+static const char *const launches[] = {
+    "--threads 32",
+    "--threads 33",
+    "--threads 48",
+    "--threads 256",
+    "--threads 1000",
+    "--threads 1024",
+    "--blocks 1",
+    "--blocks 1 --threads 33",
+    "--blocks 100000 --threads 32",
+};
+#define LAUNCHES ((int)(sizeof launches / sizeof launches[0]))
+
+START_TEST(test_every_launch_matches_reference)
+{
+    check_matches_reference(1000003, DATA_UNIFORM, 7, launches[_i]);
+    check_matches_reference(1000003, DATA_CONSTANT, 8, launches[_i]); /* one group per warp */
+    check_matches_reference(100003, DATA_SKEWED, 9, launches[_i]);    /* groups of every size */
+}
+END_TEST
+
+/* Runs the program with --count-atomics and reads "atomics issued: N for M bytes". */
+static unsigned long long atomics_for(const char *args, size_t bytes)
+{
+    char all[512];
+    snprintf(all, sizeof all, "%s --reps 1 --count-atomics", args);
+    struct stage_output o;
+    run_stage(all, &o);
+    ck_assert_msg(o.exit_status == 0, "%s: %s, stderr: %s", all, exit_meaning(&o), o.err);
+    ck_assert_msg(o.says_verified, "%s: no 'verified: yes' line", all);
+    const char *line = strstr(o.out, "atomics issued: ");
+    ck_assert_msg(line != NULL, "%s: no 'atomics issued:' line in: %s", all, o.out);
+    unsigned long long atomics;
+    size_t got_bytes;
+    ck_assert_msg(sscanf(line, "atomics issued: %llu for %zu bytes", &atomics, &got_bytes) == 2,
+                  "%s: cannot read the line '%.60s'", all, line);
+    ck_assert_msg(got_bytes == bytes, "%s: the line says %zu bytes, expected %zu", all, got_bytes,
+                  bytes);
+    ck_assert_msg(bytes == 0 || atomics > 0,
+                  "%s: 0 atomics through add_to_bin for %zu bytes: the kernel must add to the "
+                  "histogram with add_to_bin",
+                  all, bytes);
+    return atomics;
+}
+
+/* Constant bytes: each warp's lanes in a step all hold the same byte, so one
+ * atomic per warp and step, ceil(bytes / 32) with whole warps; the slack of
+ * one more per warp of the grid allows for a warp whose lanes run a step apart. */
+static const struct {
+    const char *args;
+    size_t bytes;
+    int warps; /* in the grid */
+} constant_runs[] = {
+    {"--size 1000003 --data constant --blocks 64 --threads 256", 1000003, 64 * 8},
+    {"--size 1000003 --data constant --blocks 1 --threads 1024", 1000003, 32},
+    {"--size 4000037 --data constant --seed 3 --blocks 132 --threads 128", 4000037, 132 * 4},
+};
+#define CONSTANT_RUNS ((int)(sizeof constant_runs / sizeof constant_runs[0]))
+
+START_TEST(test_constant_bytes_take_one_atomic_per_warp_and_step)
+{
+    size_t bytes = constant_runs[_i].bytes;
+    unsigned long long most = (bytes + 31) / 32 + (unsigned long long)constant_runs[_i].warps;
+    unsigned long long atomics = atomics_for(constant_runs[_i].args, bytes);
+    ck_assert_msg(atomics <= most,
+                  "%s: %llu atomics for %zu constant bytes, expected at most %llu (one per warp "
+                  "and step, %zu, and one per warp of slack): %s",
+                  constant_runs[_i].args, atomics, bytes, most, (bytes + 31) / 32,
+                  atomics >= bytes ? "one per byte, as without aggregation" : "too many");
+}
+END_TEST
+
+/* On uniform bytes few lanes of a warp share a byte: still never more than
+ * one atomic per byte (a lane that adds for another's group too would). */
+START_TEST(test_uniform_bytes_take_at_most_one_atomic_per_byte)
+{
+    static const char *const args[] = {"--size 1000003 --data uniform",
+                                       "--size 1000003 --data skewed --threads 48"};
+    unsigned long long atomics = atomics_for(args[_i], 1000003);
+    ck_assert_msg(atomics <= 1000003,
+                  "%s: %llu atomics for 1000003 bytes, expected at most one "
+                  "per byte",
+                  args[_i], atomics);
+}
+END_TEST
+
+/* The tail: a last step with fewer lanes than a warp; exact counts. */
+static const struct {
+    const char *args;
+    size_t bytes;
+    unsigned long long most;
+} tails[] = {
+    {"--size 40 --data constant --blocks 1 --threads 32", 40, 2},   /* 32 lanes, then 8 */
+    {"--size 33 --data constant --blocks 1 --threads 64", 33, 2},   /* 32 in warp 0, 1 in warp 1 */
+    {"--size 5 --data constant --blocks 1 --threads 256", 5, 1},    /* 5 lanes of warp 0 */
+    {"--size 100 --data constant --blocks 1 --threads 48", 100, 5}, /* 32+16, 32+16, 4 */
+    {"--size 1 --data constant", 1, 1},
+    {"--size 0", 0, 0},
+};
+#define TAILS ((int)(sizeof tails / sizeof tails[0]))
+
+START_TEST(test_partial_warps_take_one_atomic_per_group)
+{
+    unsigned long long atomics = atomics_for(tails[_i].args, tails[_i].bytes);
+    ck_assert_msg(atomics <= tails[_i].most, "%s: %llu atomics, expected at most %llu",
+                  tails[_i].args, atomics, tails[_i].most);
+}
+END_TEST
+
+START_TEST(test_partial_warps_count_right)
+{
+    static const char *const args[] = {"--blocks 1 --threads 48", "--blocks 3 --threads 33",
+                                       "--blocks 1 --threads 1", "--blocks 7 --threads 1000"};
+    for (size_t size = 0; size < 70; size += 7)
+        check_matches_reference(size, size % 2 ? DATA_CONSTANT : DATA_UNIFORM, 40 + size, args[_i]);
+}
+END_TEST
+
+START_TEST(test_csv_prints_header_and_a_verified_row)
+{
+    struct stage_output o;
+    run_stage("--size 4096 --data skewed --reps 2 --threads 128 --csv", &o);
+    ck_assert_msg(o.exit_status == 0, "--csv: %s, stderr: %s", exit_meaning(&o), o.err);
+    char *row = strchr(o.out, '\n');
+    ck_assert_msg(row != NULL, "--csv: no header line: %s", o.out);
+    *row++ = '\0';
+    ck_assert_str_eq(o.out, CSV_HEADER);
+    ck_assert_msg(strncmp(row, "11_warp_aggregation,warp-aggregation,", 37) == 0,
+                  "--csv: the row starts wrong: %s", row);
+    ck_assert_msg(strstr(row, ",skewed,4096,"), "--csv: data and bytes: %s", row);
+    ck_assert_msg(strcmp(row + strlen(row) - 5, ",yes\n") == 0, "--csv: not verified: %s", row);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    set_stage("11_warp_aggregation", argc, argv);
+    Suite *suite = suite_create("exercise 11: warp-aggregated atomics");
+    /* Without a GPU the program exits 77 and every check is counted as skipped. */
+    TCase *bins = exercise_tcase("every bin right, on every size, kind and block size", 2);
+    tcase_set_timeout(bins, 300);
+    tcase_add_loop_test(bins, test_counts_every_size_and_kind, 0, MATRIX_CASES);
+    tcase_add_loop_test(bins, test_every_launch_matches_reference, 0, LAUNCHES);
+    add_if_runnable(suite, bins, MATRIX_CASES + LAUNCHES);
+
+    TCase *fewer = exercise_tcase("one atomic per group of equal bytes (--count-atomics)", 1);
+    tcase_set_timeout(fewer, 120);
+    tcase_add_loop_test(fewer, test_constant_bytes_take_one_atomic_per_warp_and_step, 0,
+                        CONSTANT_RUNS);
+    tcase_add_loop_test(fewer, test_uniform_bytes_take_at_most_one_atomic_per_byte, 0, 2);
+    add_if_runnable(suite, fewer, CONSTANT_RUNS + 2);
+
+    TCase *tail = exercise_tcase("partial warps: the last step, block sizes not whole warps", 3);
+    tcase_set_timeout(tail, 300);
+    tcase_add_loop_test(tail, test_partial_warps_take_one_atomic_per_group, 0, TAILS);
+    tcase_add_loop_test(tail, test_partial_warps_count_right, 0, 4);
+    tcase_add_test(tail, test_csv_prints_header_and_a_verified_row);
+    add_if_runnable(suite, tail, TAILS + 4 + 1);
+
+    int usage_checks = 0;
+    TCase *usage = usage_tcase(true, &usage_checks);
+    add_if_runnable(suite, usage, usage_checks);
+    return run_exercise(suite);
+}
