@@ -1,0 +1,357 @@
+/*
+ * check_cluster_bins.c - exercise 15 counts 16-bit keys (byte pairs,
+ * little-endian, an odd last byte on its own) into 65536 bins held by a
+ * cluster of 4 blocks: every bin it prints with --bins matches a count made
+ * here, on every size, kind and launch; --show-slices shows that block r of a
+ * cluster held only bins r x 16384 to (r+1) x 16384 - 1, every key of the
+ * cluster's share whatever block read it, and that the slices add up to the
+ * histogram; and the bins at the slices' edges (16383, 16384, ..., 65535).
+ */
+#include "stage_checks.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define KEY_BINS   65536
+#define CLUSTER    4
+#define SLICE      (KEY_BINS / CLUSTER)
+#define MAX_BLOCKS 4096
+
+/* What the program printed: every bin, and with --show-slices every block's slice. */
+struct cluster_output {
+    int exit_status;
+    unsigned int bins[KEY_BINS];
+    unsigned int bins_printed;
+    bool has_sum, says_verified, slices_add_up, slices_do_not;
+    uint64_t sum;
+    char cluster_line[512];
+    int slices; /* the "slice:" lines */
+    struct {
+        long block;
+        unsigned int rank;
+        uint64_t keys;
+        long low, high; /* -1: empty */
+    } slice[MAX_BLOCKS];
+    char text[4096]; /* the start of the lines that are neither bins nor slices, stderr included */
+};
+
+static struct cluster_output out; /* too big for the stack of a check */
+
+static void run_cluster_bins(const char *args, struct cluster_output *o)
+{
+    memset(o, 0, sizeof *o);
+    o->exit_status = -1;
+    char command[1024];
+    snprintf(command, sizeof command, "'%s' %s 2>&1", stage_program(), args);
+    FILE *p = popen(command, "r");
+    ck_assert_msg(p != NULL, "cannot run %s", command);
+    char line[512];
+    size_t used = 0;
+    while (fgets(line, sizeof line, p)) {
+        unsigned int bin, count, rank;
+        unsigned long long sum, keys;
+        long block, low, high;
+        char tail;
+        if (sscanf(line, "%u: %u%c", &bin, &count, &tail) == 3 && tail == '\n' && bin < KEY_BINS) {
+            o->bins[bin] = count;
+            o->bins_printed++;
+            continue;
+        }
+        int fields = sscanf(line, "slice: block %ld, rank %u: %llu keys, bins %ld to %ld", &block,
+                            &rank, &keys, &low, &high);
+        if (fields >= 3 && o->slices < MAX_BLOCKS) {
+            o->slice[o->slices].block = block;
+            o->slice[o->slices].rank = rank;
+            o->slice[o->slices].keys = keys;
+            o->slice[o->slices].low = fields == 5 ? low : -1;
+            o->slice[o->slices].high = fields == 5 ? high : -1;
+            o->slices++;
+            continue;
+        }
+        if (sscanf(line, "Histogram Sum: %llu", &sum) == 1) {
+            o->has_sum = true;
+            o->sum = sum;
+        } else if (strncmp(line, "verified:   yes", 15) == 0) {
+            o->says_verified = true;
+        } else if (strncmp(line, "cluster:", 8) == 0) {
+            snprintf(o->cluster_line, sizeof o->cluster_line, "%s", line);
+        } else if (strcmp(line, "slices add up to the histogram: yes\n") == 0) {
+            o->slices_add_up = true;
+        } else if (strcmp(line, "slices add up to the histogram: NO\n") == 0) {
+            o->slices_do_not = true;
+        }
+        size_t len = strlen(line);
+        if (used + len < sizeof o->text) {
+            memcpy(o->text + used, line, len + 1);
+            used += len;
+        }
+    }
+    int status = pclose(p);
+    o->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* The count, made independently of the program: key k is bytes 2k and 2k + 1. */
+static void reference(const unsigned char *buffer, size_t size, unsigned int *histo)
+{
+    memset(histo, 0, KEY_BINS * sizeof *histo);
+    for (size_t k = 0; 2 * k < size; k++) {
+        unsigned int key = buffer[2 * k];
+        if (2 * k + 1 < size)
+            key += 256u * buffer[2 * k + 1];
+        histo[key]++;
+    }
+}
+
+static unsigned int expected[KEY_BINS];
+
+/* Runs args (with --reps 1 --bins) and asserts exit 0, every bin, the sum and "verified". */
+static void check_bins(const char *args, size_t keys)
+{
+    char all[768];
+    snprintf(all, sizeof all, "%s --reps 1 --bins", args);
+    run_cluster_bins(all, &out);
+    ck_assert_msg(out.exit_status == 0,
+                  "%s: exit %d (1: a wrong bin or an error; 2: bad usage; "
+                  "-1: crashed), output: %s",
+                  all, out.exit_status, out.text);
+    ck_assert_msg(out.bins_printed == KEY_BINS, "%s: printed %u bins, expected %d", all,
+                  out.bins_printed, KEY_BINS);
+    for (unsigned int bin = 0; bin < KEY_BINS; bin++)
+        ck_assert_msg(out.bins[bin] == expected[bin], "%s: bin %u is %u, expected %u", all, bin,
+                      out.bins[bin], expected[bin]);
+    ck_assert_msg(out.has_sum && out.sum == keys, "%s: Histogram Sum missing or not %zu keys", all,
+                  keys);
+    ck_assert_msg(out.says_verified, "%s: no 'verified: yes' line: %s", all, out.text);
+}
+
+/* Generated input: fills expected and returns the arguments that make the same bytes. */
+static void generated(size_t size, enum data_kind kind, uint64_t seed, const char *extra,
+                      char *args, size_t args_size)
+{
+    unsigned char *buffer = malloc(size ? size : 1);
+    ck_assert(buffer != NULL);
+    fill_input(kind, buffer, size, seed);
+    reference(buffer, size, expected);
+    free(buffer);
+    snprintf(args, args_size, "--size %zu --data %s --seed %" PRIu64 " %s", size,
+             data_kind_name(kind), seed, extra);
+}
+
+static void check_generated(size_t size, enum data_kind kind, uint64_t seed, const char *extra)
+{
+    char args[512];
+    generated(size, kind, seed, extra, args, sizeof args);
+    check_bins(args, (size + 1) / 2);
+}
+
+/* Odd sizes leave a lone last byte; 8193 and the prime spread over many blocks. */
+static const size_t sizes[] = {0, 1, 2, 3, 17, 257, 8193, 1000003};
+#define SIZES ((int)(sizeof sizes / sizeof sizes[0]))
+
+START_TEST(test_every_size_and_kind_matches_reference)
+{
+    check_generated(sizes[_i / 4], (enum data_kind)(_i % 4), 1500 + (uint64_t)_i, "");
+}
+END_TEST
+
+/* One cluster and very many, small blocks and large; constant keys make every
+ * block of a cluster add into one block's slice, so a block that reads or
+ * leaves its slice early shows. */
+static const char *const launches[] = {"--blocks 4",     "--blocks 4 --threads 1024",
+                                       "--threads 32",   "--threads 96 --blocks 400",
+                                       "--threads 1024", "--blocks 8 --threads 64"};
+#define LAUNCHES ((int)(sizeof launches / sizeof launches[0]))
+
+START_TEST(test_every_launch_matches_reference)
+{
+    check_generated(1000003, DATA_UNIFORM, 7, launches[_i]);
+    check_generated(4000001, DATA_CONSTANT, 8 + (uint64_t)_i, launches[_i]);
+    check_generated(300007, DATA_SKEWED, 9, launches[_i]);
+}
+END_TEST
+
+/* --show-slices: block b is rank b % 4 of its cluster; its slice may hold only
+ * keys of bins rank x SLICE to (rank + 1) x SLICE - 1; the slices of rank r,
+ * over all clusters, hold every key of that range (whichever block read it);
+ * and they add up to the histogram. */
+static void check_slices(const char *args, long blocks)
+{
+    char all[768];
+    snprintf(all, sizeof all, "%s --reps 1 --show-slices", args);
+    run_cluster_bins(all, &out);
+    /* exit 1 with slices that do not add up: the checks below say what is wrong */
+    ck_assert_msg(out.exit_status == 0 || (out.exit_status == 1 && out.slices_do_not),
+                  "%s: exit %d (1: a wrong bin or an error; -1: crashed), output: %s", all,
+                  out.exit_status, out.text);
+    ck_assert_msg(strstr(out.cluster_line, "4 blocks x 65536 bytes of shared memory"),
+                  "%s: the cluster line is '%s', expected 4 blocks x 65536 bytes of shared memory",
+                  all, out.cluster_line);
+    ck_assert_msg(out.slices == blocks, "%s: %d slice lines, expected one per block, %ld", all,
+                  out.slices, blocks);
+    uint64_t in_rank[CLUSTER] = {0}, expected_in_rank[CLUSTER] = {0};
+    for (unsigned int bin = 0; bin < KEY_BINS; bin++)
+        expected_in_rank[bin / SLICE] += expected[bin];
+    for (int s = 0; s < out.slices; s++) {
+        unsigned int rank = out.slice[s].rank;
+        ck_assert_msg(rank == out.slice[s].block % CLUSTER && rank < CLUSTER,
+                      "%s: block %ld says rank %u", all, out.slice[s].block, rank);
+        in_rank[rank] += out.slice[s].keys;
+        if (out.slice[s].keys)
+            ck_assert_msg(out.slice[s].low >= (long)(rank * SLICE) &&
+                              out.slice[s].high < (long)((rank + 1) * SLICE),
+                          "%s: block %ld (rank %u) holds bins %ld to %ld, expected only %u to %u",
+                          all, out.slice[s].block, rank, out.slice[s].low, out.slice[s].high,
+                          rank * SLICE, (rank + 1) * SLICE - 1);
+    }
+    for (unsigned int r = 0; r < CLUSTER; r++)
+        ck_assert_msg(in_rank[r] == expected_in_rank[r],
+                      "%s: the slices of rank %u hold %" PRIu64 " keys, expected %" PRIu64
+                      " (every key of bins %u to %u, whichever block read it)%s",
+                      all, r, in_rank[r], expected_in_rank[r], r * SLICE, (r + 1) * SLICE - 1,
+                      in_rank[r] == 0 ? ": nothing was counted in shared memory" : "");
+    ck_assert_msg(out.slices_add_up, "%s: the slices do not add up to the histogram: %s", all,
+                  out.slices_do_not ? "the program says NO" : "no 'slices add up' line");
+}
+
+START_TEST(test_each_block_holds_its_quarter_of_the_bins)
+{
+    static const struct {
+        size_t size;
+        enum data_kind kind;
+        const char *launch;
+        long blocks;
+    } runs[] = {
+        {1000003, DATA_UNIFORM, "--blocks 16", 16},
+        {1000003, DATA_SKEWED, "--blocks 8 --threads 1024", 8},
+        {65537, DATA_UNIFORM, "--blocks 4 --threads 64", 4},
+    };
+    char args[512];
+    generated(runs[_i].size, runs[_i].kind, 20 + (uint64_t)_i, runs[_i].launch, args, sizeof args);
+    check_slices(args, runs[_i].blocks);
+}
+END_TEST
+
+/* Constant bytes: one key, 257 x the byte, so one bin of one rank's slices.
+ * Every block reads its share of the keys, yet only the blocks of that rank
+ * may hold them: the others added them across the cluster. */
+START_TEST(test_constant_keys_land_in_the_owners_slices_only)
+{
+    size_t size = 400000;
+    char args[512];
+    generated(size, DATA_CONSTANT, 30 + (uint64_t)_i, "--blocks 16 --threads 128", args,
+              sizeof args);
+    unsigned int key = 0;
+    while (expected[key] == 0)
+        key++;
+    check_slices(args, 16);
+    for (int s = 0; s < out.slices; s++) {
+        bool owner = out.slice[s].rank == key / SLICE;
+        if (owner)
+            ck_assert_msg(out.slice[s].keys > 0 && out.slice[s].low == key &&
+                              out.slice[s].high == key,
+                          "%s: block %ld (rank %u) holds %" PRIu64 " keys in bins %ld to %ld, "
+                          "expected some, all of key %u",
+                          args, out.slice[s].block, out.slice[s].rank, out.slice[s].keys,
+                          out.slice[s].low, out.slice[s].high, key);
+        else
+            ck_assert_msg(out.slice[s].keys == 0,
+                          "%s: block %ld (rank %u) holds %" PRIu64 " keys, expected none: key %u "
+                          "belongs to rank %u",
+                          args, out.slice[s].block, out.slice[s].rank, out.slice[s].keys, key,
+                          key / SLICE);
+    }
+}
+END_TEST
+
+/* The first and last bin of every slice, and a lone last byte, from a file. */
+START_TEST(test_the_bins_at_the_slices_edges)
+{
+    static const unsigned int edges[] = {0,     1,     16383, 16384, 32767,
+                                         32768, 49151, 49152, 65534, 65535};
+    enum { EDGES = sizeof edges / sizeof edges[0], REPEATS = 1001 };
+    char path[] = "/tmp/cluster_bins_XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert(fd >= 0);
+    FILE *f = fdopen(fd, "wb");
+    ck_assert(f != NULL);
+    size_t size = 0;
+    unsigned char *bytes = malloc(2 * EDGES * REPEATS + 1);
+    ck_assert(bytes != NULL);
+    for (int r = 0; r < REPEATS; r++)
+        for (int e = 0; e < EDGES; e++) {
+            bytes[size++] = (unsigned char)(edges[(e + r) % EDGES] & 0xff);
+            bytes[size++] = (unsigned char)(edges[(e + r) % EDGES] >> 8);
+        }
+    bytes[size++] = 0xff; /* a lone last byte: key 255 */
+    ck_assert(fwrite(bytes, 1, size, f) == size);
+    fclose(f);
+    reference(bytes, size, expected);
+    free(bytes);
+    char args[256];
+    snprintf(args, sizeof args, "--file %s %s", path, _i ? "--blocks 4 --threads 32" : "");
+    check_bins(args, (size + 1) / 2);
+    unlink(path);
+}
+END_TEST
+
+START_TEST(test_blocks_that_are_not_whole_clusters_are_usage_errors)
+{
+    static const char *const args[] = {"--blocks 1", "--blocks 6", "--blocks 4097"};
+    struct stage_output o;
+    run_stage(args[_i], &o);
+    ck_assert_msg(o.exit_status == EXIT_USAGE, "%s: %s, expected exit 2 (bad usage)", args[_i],
+                  exit_meaning(&o));
+    ck_assert_msg(strstr(o.err, "multiple of 4"), "%s: the reason does not say 'multiple of 4': %s",
+                  args[_i], o.err);
+}
+END_TEST
+
+START_TEST(test_csv_prints_header_and_a_verified_row)
+{
+    struct stage_output o;
+    run_stage("--size 4096 --data skewed --reps 2 --threads 128 --csv", &o);
+    ck_assert_msg(o.exit_status == 0, "--csv: %s, stderr: %s", exit_meaning(&o), o.err);
+    char *row = strchr(o.out, '\n');
+    ck_assert_msg(row != NULL, "--csv: no header line: %s", o.out);
+    *row++ = '\0';
+    ck_assert_str_eq(o.out, CSV_HEADER);
+    ck_assert_msg(strncmp(row, "15_cluster_bins,cluster,", 24) == 0,
+                  "--csv: the row starts wrong: %s", row);
+    ck_assert_msg(strstr(row, ",skewed,4096,"), "--csv: data and bytes: %s", row);
+    ck_assert_msg(strcmp(row + strlen(row) - 5, ",yes\n") == 0, "--csv: not verified: %s", row);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    set_stage("15_cluster_bins", argc, argv);
+    Suite *suite = suite_create("exercise 15: 65536 bins over a cluster of blocks");
+    /* Without a GPU (or one before sm_90) the program exits 77 and every check
+     * is counted as skipped. */
+    TCase *bins = exercise_tcase("every bin right, on every size, kind and launch", 2);
+    tcase_set_timeout(bins, 300);
+    tcase_add_loop_test(bins, test_every_size_and_kind_matches_reference, 0, SIZES * 4);
+    tcase_add_loop_test(bins, test_every_launch_matches_reference, 0, LAUNCHES);
+    add_if_runnable(suite, bins, SIZES * 4 + LAUNCHES);
+
+    TCase *slices = exercise_tcase("each block's slice holds its quarter (--show-slices)", 1);
+    tcase_set_timeout(slices, 120);
+    tcase_add_loop_test(slices, test_each_block_holds_its_quarter_of_the_bins, 0, 3);
+    tcase_add_loop_test(slices, test_constant_keys_land_in_the_owners_slices_only, 0, 3);
+    add_if_runnable(suite, slices, 3 + 3);
+
+    TCase *edges = exercise_tcase("the slices' edges, whole clusters, the CSV", 3);
+    tcase_set_timeout(edges, 120);
+    tcase_add_loop_test(edges, test_the_bins_at_the_slices_edges, 0, 2);
+    tcase_add_loop_test(edges, test_blocks_that_are_not_whole_clusters_are_usage_errors, 0, 3);
+    tcase_add_test(edges, test_csv_prints_header_and_a_verified_row);
+    add_if_runnable(suite, edges, 2 + 3 + 1);
+
+    int usage_checks = 0;
+    TCase *usage = usage_tcase(true, &usage_checks);
+    add_if_runnable(suite, usage, usage_checks);
+    return run_exercise(suite);
+}
