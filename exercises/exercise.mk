@@ -11,21 +11,20 @@
 #   make run ARGS='...'     run your program
 NAME := $(notdir $(CURDIR))
 SOLUTION_DIR := ../solutions/$(NAME)
+# Your files: what make status compares with the last check's.
+YOURS := $(sort $(filter-out check_%,$(wildcard *.c *.cu *.cl *.h *.cuh)))
 ifeq ($(SOLUTION),1)
-SOURCE_DIR := $(SOLUTION_DIR)
 BUILD      := build-solution
-BIN        := build-solution/$(PROGRAM)
 endif
 ifneq ($(MUTANT),)
 MUTANT_PATCH := $(SOLUTION_DIR)/mutants/$(MUTANT).patch
 BUILD      := build-mutant-$(MUTANT)
+endif
+ifneq ($(SOLUTION)$(MUTANT),)
 SOURCE_DIR := $(BUILD)/src
 BIN        := $(BUILD)/$(PROGRAM)
 endif
 include ../../common/rules.mk
-
-# Your files: what make status compares with the last check's.
-YOURS := $(sort $(filter-out check_%,$(wildcard *.c *.cu *.cl *.h *.cuh)))
 
 .PHONY: check check-built sources-sum
 check-built: $(BIN) $(BUILD)/check_$(PROGRAM)
@@ -44,15 +43,19 @@ $(BUILD)/check_$(PROGRAM).o: check_$(PROGRAM).c $(COMMON)/tests/stage_checks.h $
 $(BUILD)/check_$(PROGRAM): $(BUILD)/check_$(PROGRAM).o $(LIB_CHECKS) $(LIB_HOST)
 	$(Q)$(call say,LD,$@)$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS)
 
-# A mutant's sources: the solution's, with the patch applied (patch, from Debian).
-ifneq ($(MUTANT),)
-$(SOURCE_DIR)/%: $(BUILD)/patched ;
-.PRECIOUS: $(SOURCE_DIR)/% # made by the patch, not by make: never deleted as intermediate
-$(BUILD)/patched: $(MUTANT_PATCH) $(wildcard $(SOLUTION_DIR)/*.*)
-	@test -f $(MUTANT_PATCH) || { echo "no mutant $(MUTANT): $(MUTANT_PATCH) is missing"; exit 2; }
+# The solution's sources, or a mutant's (the solution's with the patch applied,
+# by Debian's patch): the solution's files, and the exercise's files that the
+# solution does not hold (a host program that is not the exercise: written once).
+ifneq ($(SOLUTION)$(MUTANT),)
+SOLUTION_FILES := $(wildcard $(SOLUTION_DIR)/*.*)
+GIVEN_FILES    := $(filter-out $(notdir $(SOLUTION_FILES)),$(YOURS))
+$(SOURCE_DIR)/%: $(BUILD)/sources ;
+.PRECIOUS: $(SOURCE_DIR)/% # copied, not made by a rule: never deleted as intermediate
+$(BUILD)/sources: $(SOLUTION_FILES) $(GIVEN_FILES) $(MUTANT_PATCH)
+	@$(if $(MUTANT),test -f $(MUTANT_PATCH) || { echo "no mutant $(MUTANT): $(MUTANT_PATCH) is missing"; exit 2; })
 	@rm -rf $(SOURCE_DIR) && mkdir -p $(SOURCE_DIR)
-	@cp $(wildcard $(SOLUTION_DIR)/*.*) $(SOURCE_DIR)/
-	$(Q)$(call say,PATCH,$(MUTANT_PATCH))patch -s -p1 -d $(SOURCE_DIR) < $(MUTANT_PATCH)
+	@cp $(SOLUTION_FILES) $(GIVEN_FILES) $(SOURCE_DIR)/
+	$(if $(MUTANT),$(Q)$(call say,PATCH,$(MUTANT_PATCH))patch -s -p1 -d $(SOURCE_DIR) < $(MUTANT_PATCH))
 	@touch $@
 endif
 
