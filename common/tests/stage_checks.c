@@ -126,7 +126,7 @@ static void read_cut(FILE *in, char *buf, size_t size)
     cut -= kept;
     char *end = buf + got;
     if (cut)
-        end += sprintf(end, "\n[... %zu bytes of stderr cut ...]\n", cut);
+        end += sprintf(end, "\n[... %zu bytes cut ...]\n", cut);
     for (size_t i = 0; i < kept; i++)
         *end++ = tail[(ring - kept + i) % TAIL];
     *end = '\0';
