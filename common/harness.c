@@ -160,6 +160,22 @@ static int option_error(struct options *opt, const char *format, ...)
     return EXIT_USAGE;
 }
 
+/* Digits and nothing else: a whole number, though perhaps too large for 64 bits. */
+static bool all_digits(const char *text)
+{
+    return text[0] != '\0' && text[strspn(text, "0123456789")] == '\0';
+}
+
+/* Why parse_u64 refused text: it is no whole number, or one past max. */
+static int number_error(struct options *opt, const char *name, const char *text, uint64_t min,
+                        uint64_t max)
+{
+    if (all_digits(text))
+        return option_error(opt, "%s: %s is out of range (%" PRIu64 " to %" PRIu64 ")", name, text,
+                            min, max);
+    return option_error(opt, "%s: '%s' is not a whole number", name, text);
+}
+
 /* --size: bytes, with binary K, M and G suffixes (100M = 104857600). */
 static int parse_size(struct options *opt, const char *text)
 {
@@ -188,9 +204,15 @@ static int parse_size(struct options *opt, const char *text)
                             text);
     memcpy(digits, text, len);
     digits[len] = '\0';
-    if (!parse_u64(digits, &count))
+    if (!parse_u64(digits, &count)) {
+        if (all_digits(digits))
+            return option_error(opt,
+                                "--size: '%s' is too large: at most %zu bytes, as bins are "
+                                "32-bit",
+                                text, MAX_INPUT_BYTES);
         return option_error(opt, "--size: '%s' is not a size in bytes (e.g. 1000, 64K, 100M)",
                             text);
+    }
     if (count > MAX_INPUT_BYTES / scale || count * scale > MAX_INPUT_BYTES)
         return option_error(opt, "--size: '%s' is too large: at most %zu bytes, as bins are 32-bit",
                             text, MAX_INPUT_BYTES);
@@ -204,7 +226,7 @@ static int parse_int(struct options *opt, const char *name, const char *text, lo
 {
     uint64_t v;
     if (!parse_u64(text, &v))
-        return option_error(opt, "%s: '%s' is not a whole number", name, text);
+        return number_error(opt, name, text, (uint64_t)min, (uint64_t)max);
     if (v < (uint64_t)min || v > (uint64_t)max)
         return option_error(opt, "%s: %s is out of range (%ld to %ld)", name, text, min, max);
     *value = (long)v;
@@ -251,7 +273,7 @@ static int parse_one(struct options *opt, const struct stage *stage, const char 
     }
     if (strcmp(name, "--seed") == 0) {
         if (!parse_u64(value, &opt->seed))
-            return option_error(opt, "--seed: '%s' is not a whole number", value);
+            return number_error(opt, "--seed", value, 0, UINT64_MAX);
         return EXIT_OK;
     }
     if (strcmp(name, "--reps") == 0) {
@@ -273,6 +295,15 @@ static int parse_one(struct options *opt, const struct stage *stage, const char 
         *(name[2] == 'p' ? &opt->platform : &opt->device) = (int)n;
         return status;
     }
+    if (strcmp(name, "--bins") == 0) { /* a stage whose bins vary declares its own --bins */
+        status = parse_int(opt, name, value, 1, INT32_MAX, &n);
+        if (status == EXIT_OK && n != BINS)
+            return option_error(opt,
+                                "--bins: %s counts %d bins, one per byte value (07_any_bins "
+                                "takes any number)",
+                                stage->program, BINS);
+        return status;
+    }
     if (strcmp(name, "--blocks-per-sm") == 0 && stage->gpu) {
         status = parse_int(opt, name, value, 1, 1024, &n);
         opt->blocks_per_sm = (int)n;
@@ -285,7 +316,7 @@ static bool takes_value(const char *name)
 {
     static const char *const with_value[] = {
         "--size",   "--data",    "--file",          "--image",    "--seed",   "--reps", "--threads",
-        "--blocks", "--variant", "--blocks-per-sm", "--platform", "--device", "--impl"};
+        "--blocks", "--variant", "--blocks-per-sm", "--platform", "--device", "--impl", "--bins"};
     for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
         if (strcmp(name, with_value[i]) == 0)
             return true;
@@ -337,7 +368,7 @@ int parse_options(int argc, char **argv, const struct stage *stage, struct optio
             continue;
         }
         bool *flag = strcmp(name, "--help") == 0                    ? &opt->help
-                     : strcmp(name, "--bins") == 0                  ? &opt->bins
+                     : strcmp(name, "--print-bins") == 0            ? &opt->print_bins
                      : strcmp(name, "--csv") == 0                   ? &opt->csv
                      : strcmp(name, "--list") == 0 && stage->opencl ? &opt->list
                                                                     : NULL;
@@ -350,8 +381,12 @@ int parse_options(int argc, char **argv, const struct stage *stage, struct optio
         if (!takes_value(name))
             return option_error(opt, "unknown option '%s'", arg);
         if (!value) {
-            if (i + 1 >= argc)
-                return option_error(opt, "%s needs a value", name);
+            /* "--bins --csv": the next option is not this one's value */
+            if (i + 1 >= argc || strncmp(argv[i + 1], "--", 2) == 0)
+                return option_error(opt, "%s needs a value%s", name,
+                                    strcmp(name, "--bins") == 0
+                                        ? " (the number of bins; --print-bins prints them)"
+                                        : "");
             value = argv[++i];
         }
         int status = parse_one(opt, stage, name, value);
@@ -362,8 +397,8 @@ int parse_options(int argc, char **argv, const struct stage *stage, struct optio
         return option_error(opt, "--blocks and --blocks-per-sm both set the grid: give one");
     if (opt->file && opt->image)
         return option_error(opt, "--file and --image both set the data: give one");
-    if (opt->bins && opt->csv)
-        return option_error(opt, "--bins and --csv cannot be combined: the CSV would break");
+    if (opt->print_bins && opt->csv)
+        return option_error(opt, "--print-bins and --csv cannot be combined: the CSV would break");
     if (opt->device >= 0 && opt->platform < 0)
         return option_error(opt, "--device needs --platform (see --list)");
     const char *path = opt->file ? opt->file : opt->image;
@@ -456,11 +491,14 @@ void print_usage(FILE *out, const struct stage *stage)
     for (int i = 0; stage->options && stage->options[i].name && i < MAX_STAGE_OPTIONS; i++) {
         const struct stage_option *o = &stage->options[i];
         char left[32];
-        snprintf(left, sizeof left, "%s%s%s", o->name, o->value ? " " : "", o->value ? o->value : "");
+        snprintf(left, sizeof left, "%s%s%s", o->name, o->value ? " " : "",
+                 o->value ? o->value : "");
         print_wrapped(out, fprintf(out, "  %-17s ", left), 20, o->help);
     }
     if (stage_option_index(stage, "--bins") < 0)
-        fputs("  --bins            print all 256 bins, one '<bin>: <count>' line each\n", out);
+        fputs("  --bins N          the number of bins: 256 here, one per byte value\n", out);
+    if (stage_option_index(stage, "--print-bins") < 0)
+        fputs("  --print-bins      print all 256 bins, one '<bin>: <count>' line each\n", out);
     fputs("  --csv             print a CSV header and one row instead of the report\n"
           "  --help            print this help\n",
           out);
@@ -476,6 +514,46 @@ void usage_error(const struct stage *stage, const char *why)
     fprintf(stderr, "%s: %s\n", stage->program, why);
     print_usage(stderr, stage);
     exit(EXIT_USAGE);
+}
+
+long long stage_option_number(const struct stage *stage, const struct options *opt, int index,
+                              long long min, long long max, long long fallback)
+{
+    const char *text = opt->stage_values[index], *name = stage->options[index].name;
+    if (!text)
+        return fallback;
+    bool negative = text[0] == '-';
+    uint64_t magnitude = 0;
+    bool parsed = parse_u64(text + negative, &magnitude);
+    struct options reason; /* option_error writes the reason here */
+    if (!parsed && !all_digits(text + negative)) {
+        option_error(&reason, "%s: '%s' is not a whole number", name, text);
+        usage_error(stage, reason.why);
+    }
+    /* digits past 64 bits are out of range too; -2^63 has no positive twin,
+     * so the sign is applied in unsigned arithmetic */
+    bool fits = parsed && magnitude <= (uint64_t)INT64_MAX + negative;
+    long long value = negative ? (long long)(0 - magnitude) : (long long)magnitude;
+    if (!fits || value < min || value > max) {
+        option_error(&reason, "%s: %s is out of range (%lld to %lld)", name, text, min, max);
+        usage_error(stage, reason.why);
+    }
+    return value;
+}
+
+const char *const *variant_names_of_rows(const void *rows, int count, size_t row_size)
+{
+    const char **names = checked_malloc(((size_t)count + 2) * sizeof *names);
+    names[0] = "all";
+    for (int i = 0; i < count; i++) /* a struct's address is its first member's */
+        names[i + 1] = *(const char *const *)((const char *)rows + (size_t)i * row_size);
+    names[count + 1] = NULL;
+    return names;
+}
+
+bool variant_wants_row(const struct options *opt, int row)
+{
+    return opt->variant == 0 || opt->variant == row + 1;
 }
 
 struct options options_or_exit(int argc, char **argv, const struct stage *stage)
@@ -570,13 +648,14 @@ void print_csv_row(FILE *out, const struct csv_row *row)
 
 static void print_input(const struct options *opt, const struct input *in)
 {
+    const char *bytes = in->size == 1 ? "byte" : "bytes";
     if (opt->data == DATA_IMAGE)
-        printf("input:      image %s, %d x %d pixels: %zu bytes of brightness\n", in->name,
-               in->width, in->height, in->size);
+        printf("input:      image %s, %d x %d pixels: %zu %s of brightness\n", in->name, in->width,
+               in->height, in->size, bytes);
     else if (opt->data == DATA_FILE)
-        printf("input:      file %s, %zu bytes\n", in->name, in->size);
+        printf("input:      file %s, %zu %s\n", in->name, in->size, bytes);
     else
-        printf("input:      %s, %zu bytes, seed %" PRIu64 "\n", in->name, in->size, opt->seed);
+        printf("input:      %s, %zu %s, seed %" PRIu64 "\n", in->name, in->size, bytes, opt->seed);
 }
 
 /* One result in the report's long form: what a stage with one kernel prints. */
@@ -591,12 +670,17 @@ static void print_one(const struct stage *stage, const struct options *opt, cons
     else
         printf("threads:    %d\n", r->threads);
     printf("Histogram Sum: %" PRIu64 "\n", histogram_sum(r->histo));
-    printf("kernel only: %10.3f ms %9.2f GB/s  (median of %d runs after %d warm-up)\n",
-           r->kernel_ms, gb_per_s(in->size, r->kernel_ms), opt->reps, WARMUP_RUNS);
+    printf("kernel only: %10.3f ms %9.2f GB/s  (median of %d run%s after %d warm-up)\n",
+           r->kernel_ms, gb_per_s(in->size, r->kernel_ms), opt->reps, opt->reps == 1 ? "" : "s",
+           WARMUP_RUNS);
     printf("end to end:  %10.3f ms %9.2f GB/s  (%s)\n", r->total_ms,
            gb_per_s(in->size, r->total_ms),
            stage->gpu ? "allocate, copy in, memset, kernel, copy out"
                       : "the same: on the CPU nothing is copied");
+    if (stage->gpu && r->kernel_ms > r->total_ms)
+        printf("note:       the kernel-only median is above the end-to-end one: they are medians\n"
+               "            of different runs, which here varied by more than the copies cost\n"
+               "            (a CPU device, such as PoCL's, on a busy machine)\n");
     printf("verified:   %s\n", verified ? "yes, every bin matches the CPU" : "NO");
 }
 
@@ -618,11 +702,12 @@ static void print_table(const struct options *opt, const struct input *in,
             break;
         }
     if (floor)
-        printf("medians of %d runs after %d warm-up; %s is the floor: %%: its kernel time over the\n"
-               "row's, x: the row's end-to-end time over its\n\n",
-               opt->reps, WARMUP_RUNS, floor->impl);
+        printf("medians of %d run%s after %d warm-up; %s is the floor: %%: its kernel time over "
+               "the\nrow's, x: the row's end-to-end time over its\n\n",
+               opt->reps, opt->reps == 1 ? "" : "s", WARMUP_RUNS, floor->impl);
     else
-        printf("medians of %d runs after %d warm-up\n\n", opt->reps, WARMUP_RUNS);
+        printf("medians of %d run%s after %d warm-up\n\n", opt->reps, opt->reps == 1 ? "" : "s",
+               WARMUP_RUNS);
     printf("%-16s %-10s %10s %9s %7s %14s %7s  %s\n", "impl", "launch", "kernel ms", "GB/s", "%",
            "end-to-end ms", "x", "verified");
     for (int i = 0; i < count; i++) {
@@ -656,9 +741,17 @@ int report_results(const struct stage *stage, const struct options *opt, const s
         const struct result *r = &results[i];
         int bad = 0;
         if (r->histo) { /* a row without a histogram (the yardstick) checks itself */
-            bad = verify_histogram(in->buffer, in->size, r->histo, r->impl, stderr);
-            if (r->kernel_histo)
-                bad += verify_histogram(in->buffer, in->size, r->kernel_histo, r->impl, stderr);
+            /* the end-to-end bins, and the last kernel-only run's where they differ
+             * (the same wrong bin is reported once, not once per run) */
+            bool both = r->kernel_histo &&
+                        memcmp(r->kernel_histo, r->histo, BINS * sizeof r->histo[0]) != 0;
+            char what[160];
+            snprintf(what, sizeof what, "%s%s", r->impl, both ? " (end to end)" : "");
+            bad = verify_histogram(in->buffer, in->size, r->histo, what, stderr);
+            if (both) {
+                snprintf(what, sizeof what, "%s (kernel only)", r->impl);
+                bad += verify_histogram(in->buffer, in->size, r->kernel_histo, what, stderr);
+            }
             if (!first_histogram)
                 first_histogram = r;
         }
@@ -684,13 +777,13 @@ int report_results(const struct stage *stage, const struct options *opt, const s
         else
             print_table(opt, in, results, verified, count);
     }
-    if (opt->bins && first_histogram)
+    if (opt->print_bins && first_histogram)
         for (int bin = 0; bin < BINS; bin++)
             printf("%d: %u\n", bin, first_histogram->histo[bin]);
     free(verified);
     if (wrong) {
-        fprintf(stderr, "%s: verification FAILED: %d bins differ from the CPU reference\n",
-                stage->program, wrong);
+        fprintf(stderr, "%s: verification FAILED: %d bin%s differ%s from the CPU reference\n",
+                stage->program, wrong, wrong == 1 ? "" : "s", wrong == 1 ? "s" : "");
         return EXIT_FAILED;
     }
     return EXIT_OK;

@@ -44,20 +44,20 @@ struct stage_option {
 
 /* What a stage tells the shared parser and printer about itself. */
 struct stage {
-    const char *dir;             /* "03_shared_atomics": the CSV's stage column */
-    const char *program;         /* "hist_gpu_shmem_atomics" */
-    const char *summary;         /* what this stage teaches, in one line */
-    bool gpu;                    /* --threads means threads per block; --blocks exists */
-    bool opencl;                 /* --platform, --device and --list exist */
-    const char *const *variants; /* NULL-terminated --variant names, the first is the
+    const char *dir;                    /* "03_shared_atomics": the CSV's stage column */
+    const char *program;                /* "hist_gpu_shmem_atomics" */
+    const char *summary;                /* what this stage teaches, in one line */
+    bool gpu;                           /* --threads means threads per block; --blocks exists */
+    bool opencl;                        /* --platform, --device and --list exist */
+    const char *const *variants;        /* NULL-terminated --variant names, the first is the
                                     default; NULL when the stage has only one */
-    const char *help;            /* what the options mean in this program where that
+    const char *help;                   /* what the options mean in this program where that
                                     differs from the shared text, or NULL; --help
                                     prints it after the options */
     const struct stage_option *options; /* its own options, ended by {NULL}; or NULL */
-    const char *launch_default;  /* what --blocks and --threads default to here, where that
+    const char *launch_default;         /* what --blocks and --threads default to here, where that
                                     is not the book's 2 per SM of 256 threads; or NULL */
-    const char *image_means;     /* what --image counts here, where it is not the
+    const char *image_means;            /* what --image counts here, where it is not the
                                     brightness; or NULL */
 };
 
@@ -107,7 +107,7 @@ struct options {
     int platform;      /* OpenCL: -1, or the platform --platform chose */
     int device;        /* OpenCL: -1, or the device --device chose */
     bool list;         /* OpenCL: list the platforms and devices */
-    bool bins;
+    bool print_bins;   /* --print-bins: every bin, one line each, after the report */
     bool csv;
     bool help;
     /* the stage's own options (stage->options), in its order: the value given,
@@ -127,6 +127,20 @@ void print_usage(FILE *out, const struct stage *stage);
 
 /* Reports a usage error the one way every stage does, and exits 2. */
 void usage_error(const struct stage *stage, const char *why);
+
+/* The whole number given to the stage's own option stage->options[index]
+ * (a leading '-' allowed), or fallback when it was not given; one that is no
+ * number, or is outside [min, max], is a usage error with its reason. */
+long long stage_option_number(const struct stage *stage, const struct options *opt, int index,
+                              long long min, long long max, long long fallback);
+
+/* A stage whose variants are the rows of one table, each a struct whose first
+ * member is the row's name, makes --variant's list from it: "all" first (the
+ * default: every row), then each row's name, in order. */
+const char *const *variant_names_of_rows(const void *rows, int count, size_t row_size);
+
+/* Whether --variant asks for the table's row (all, or that row's name). */
+bool variant_wants_row(const struct options *opt, int row);
 
 struct input {
     unsigned char *buffer;

@@ -248,9 +248,9 @@ fi
 
 # The histograms themselves, for the figures: the book's phrase (ten copies,
 # one bar per character) and the photograph's brightness.
-01_cpu/hist_cpu --data text --size 230 --reps 1 --bins 2>/dev/null |
+01_cpu/hist_cpu --data text --size 230 --reps 1 --print-bins 2>/dev/null |
     awk -F': ' '/^[0-9]+: [0-9]+$/ && $2 > 0 { printf "%d\t%s\n", $1, $2 }' >"$out_dir/bins-text.dat"
-01_cpu/hist_cpu --image "$image" --reps 1 --bins 2>/dev/null |
+01_cpu/hist_cpu --image "$image" --reps 1 --print-bins 2>/dev/null |
     awk -F': ' '/^[0-9]+: [0-9]+$/ { printf "%d\t%s\n", $1, $2 }' >"$out_dir/bins-chelsea.dat"
 
 rows=$(($(wc -l <"$csv") - 1))

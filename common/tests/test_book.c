@@ -193,9 +193,12 @@ END_TEST
 
 /* ---------------------------------------------------------------- options -- */
 
+/* The options keep pointers into argv's words (a stage option's value, a
+ * path): the words live until the next parse, as argv's do in a program. */
 static int parse(const struct stage *stage, struct options *opt, const char *args)
 {
-    char copy[512], *argv[32] = {"program"};
+    static char copy[512];
+    char *argv[32] = {"program"};
     int argc = 1;
     snprintf(copy, sizeof copy, "%s", args);
     for (char *word = strtok(copy, " "); word && argc < 31; word = strtok(NULL, " "))
@@ -211,7 +214,7 @@ START_TEST(test_defaults_reproduce_the_book)
     ck_assert_int_eq(opt.data, DATA_UNIFORM);
     ck_assert_int_eq(opt.reps, DEFAULT_REPS);
     ck_assert(opt.blocks == 0 && opt.blocks_per_sm == 0 && opt.threads == 0);
-    ck_assert(!opt.bins && !opt.csv && !opt.help);
+    ck_assert(!opt.print_bins && !opt.csv && !opt.help);
 }
 END_TEST
 
@@ -238,11 +241,11 @@ START_TEST(test_sizes_take_binary_suffixes)
 END_TEST
 
 /* A stage's own options: values kept as text in its order, a flag as "", and
- * its --bins N takes the place of the shared --bins flag. */
+ * its --bins N takes the place of the shared --bins N (which takes 256 only). */
 static const struct stage_option own_options[] = {
     {"--bins", "N", "bins of the histogram"}, {"--print-bins", NULL, "print them"}, {NULL}};
-static const struct stage own_stage = {.dir = "07_x", .program = "x", .summary = "s", .gpu = true,
-                                       .options = own_options};
+static const struct stage own_stage = {
+    .dir = "07_x", .program = "x", .summary = "s", .gpu = true, .options = own_options};
 
 START_TEST(test_a_stages_own_options_are_kept_as_given)
 {
@@ -250,7 +253,7 @@ START_TEST(test_a_stages_own_options_are_kept_as_given)
     ck_assert_int_eq(parse(&own_stage, &opt, "--bins 4096 --print-bins --size 1K"), EXIT_OK);
     ck_assert_str_eq(opt.stage_values[0], "4096");
     ck_assert_str_eq(opt.stage_values[1], "");
-    ck_assert(!opt.bins);
+    ck_assert(!opt.print_bins);
     ck_assert_uint_eq(opt.size, 1024);
     ck_assert_int_eq(parse(&own_stage, &opt, "--bins=7"), EXIT_OK);
     ck_assert_str_eq(opt.stage_values[0], "7");
@@ -259,25 +262,82 @@ START_TEST(test_a_stages_own_options_are_kept_as_given)
     ck_assert_msg(strstr(opt.why, "--bins needs a value") != NULL, "why: %s", opt.why);
     ck_assert_int_eq(parse(&own_stage, &opt, "--print-bins=1"), EXIT_USAGE);
     ck_assert_msg(strstr(opt.why, "takes no value") != NULL, "why: %s", opt.why);
-    /* the other stages keep the shared flag, and know nothing of the rest */
-    ck_assert_int_eq(parse(&gpu_stage, &opt, "--bins"), EXIT_OK);
-    ck_assert(opt.bins);
-    ck_assert_int_eq(parse(&gpu_stage, &opt, "--print-bins"), EXIT_USAGE);
+    /* the other stages keep the shared options: --print-bins, and --bins 256 */
+    ck_assert_int_eq(parse(&gpu_stage, &opt, "--print-bins --bins 256"), EXIT_OK);
+    ck_assert(opt.print_bins);
+    ck_assert_int_eq(parse(&gpu_stage, &opt, "--bins 4096"), EXIT_USAGE);
+    ck_assert_msg(strstr(opt.why, "counts 256 bins") != NULL, "why: %s", opt.why);
+}
+END_TEST
+
+/* A stage's own numeric option, read once for every stage by the harness. */
+static const struct stage_option numbered_options[] = {
+    {"--chunks", "N", "chunks"}, {"--lo", "L", "low edge"}, {NULL}};
+static const struct stage numbered_stage = {
+    .dir = "06_x", .program = "x", .summary = "s", .gpu = true, .options = numbered_options};
+
+START_TEST(test_stage_option_numbers_are_read_with_their_range)
+{
+    struct options opt;
+    ck_assert_int_eq(parse(&numbered_stage, &opt, "--chunks 16 --lo -9223372036854775808"),
+                     EXIT_OK);
+    ck_assert_int_eq(stage_option_number(&numbered_stage, &opt, 0, 1, 1024, 8), 16);
+    ck_assert(stage_option_number(&numbered_stage, &opt, 1, INT64_MIN, 0, 0) == INT64_MIN);
+    ck_assert_int_eq(parse(&numbered_stage, &opt, "--lo=-5"), EXIT_OK);
+    ck_assert_int_eq(stage_option_number(&numbered_stage, &opt, 0, 1, 1024, 8), 8); /* fallback */
+    ck_assert_int_eq(stage_option_number(&numbered_stage, &opt, 1, -10, 10, 0), -5);
+}
+END_TEST
+
+/* Each bad value exits 2 (the reason's words are checked by hand in --help's test). */
+static const char *const bad_numbers[] = {"--chunks 0",   "--chunks 1025",
+                                          "--chunks abc", "--chunks 99999999999999999999",
+                                          "--chunks -1",  "--chunks 5x"};
+
+START_TEST(test_a_bad_stage_option_number_is_a_usage_error)
+{
+    struct options opt;
+    ck_assert_int_eq(parse(&numbered_stage, &opt, bad_numbers[_i]), EXIT_OK);
+    freopen("/dev/null", "w", stderr);
+    stage_option_number(&numbered_stage, &opt, 0, 1, 1024, 8);
+}
+END_TEST
+
+/* --variant's names from a table's rows: "all" first, then each row's name. */
+START_TEST(test_variant_names_come_from_the_table)
+{
+    static const struct row {
+        const char *name;
+        int payload;
+    } rows[] = {{"pageable", 1}, {"pinned", 2}, {"streams", 3}};
+    const char *const *names = variant_names_of_rows(rows, 3, sizeof rows[0]);
+    ck_assert_str_eq(names[0], "all");
+    ck_assert_str_eq(names[1], "pageable");
+    ck_assert_str_eq(names[3], "streams");
+    ck_assert_ptr_null(names[4]);
+    const struct stage stage = {.dir = "06_x", .program = "x", .summary = "s", .variants = names};
+    struct options opt;
+    ck_assert_int_eq(parse(&stage, &opt, "--variant pinned"), EXIT_OK);
+    ck_assert(!variant_wants_row(&opt, 0) && variant_wants_row(&opt, 1) &&
+              !variant_wants_row(&opt, 2));
+    ck_assert_int_eq(parse(&stage, &opt, ""), EXIT_OK); /* all */
+    ck_assert(variant_wants_row(&opt, 0) && variant_wants_row(&opt, 2));
 }
 END_TEST
 
 START_TEST(test_every_option_is_read)
 {
     struct options opt;
-    ck_assert_int_eq(parse(&gpu_stage, &opt,
-                           "--data constant --seed 99 --reps 3 --blocks 7 --threads 64 --bins"),
-                     EXIT_OK);
+    ck_assert_int_eq(
+        parse(&gpu_stage, &opt,
+              "--data constant --seed 99 --reps 3 --blocks 7 --threads 64 --print-bins"),
+        EXIT_OK);
     ck_assert_int_eq(opt.data, DATA_CONSTANT);
     ck_assert_uint_eq(opt.seed, 99);
     ck_assert_int_eq(opt.reps, 3);
     ck_assert_int_eq(opt.blocks, 7);
     ck_assert_int_eq(opt.threads, 64);
-    ck_assert(opt.bins);
+    ck_assert(opt.print_bins);
     ck_assert_int_eq(parse(&gpu_stage, &opt, "--blocks-per-sm 16 --csv --data=text"), EXIT_OK);
     ck_assert_int_eq(opt.blocks_per_sm, 16);
     ck_assert(opt.csv);
@@ -312,11 +372,14 @@ static const struct bad_option bad_options[] = {
     {&gpu_stage, "--size K", "not a size"},
     {&gpu_stage, "--size 4G", "too large"},
     {&gpu_stage, "--size 4294967296", "too large"},
-    {&gpu_stage, "--size 99999999999999999999999", "not a size"},
+    {&gpu_stage, "--size 99999999999999999999999", "is too large"},
+    {&gpu_stage, "--size 99999999999999999999999K", "is too large"},
     {&gpu_stage, "--size 18014398509481984K", "too large"},
     {&gpu_stage, "--data random", "--data: 'random'"},
     {&gpu_stage, "--seed x", "--seed: 'x'"},
-    {&gpu_stage, "--seed 99999999999999999999999", "--seed"},
+    {&gpu_stage, "--seed 99999999999999999999999",
+     "--seed: 99999999999999999999999 is out of range"},
+    {&gpu_stage, "--reps 99999999999999999999", "--reps: 99999999999999999999 is out of range"},
     {&gpu_stage, "--reps 0", "out of range"},
     {&gpu_stage, "--reps 1000001", "out of range"},
     {&gpu_stage, "--reps 5x", "not a whole number"},
@@ -327,8 +390,13 @@ static const struct bad_option bad_options[] = {
     {&gpu_stage, "--blocks-per-sm 0", "out of range"},
     {&gpu_stage, "--blocks 8 --blocks-per-sm 2", "give one"},
     {&gpu_stage, "--variant sub4", "unknown option '--variant'"},
-    {&gpu_stage, "--bins=yes", "takes no value"},
-    {&gpu_stage, "--bins --csv", "cannot be combined"},
+    {&gpu_stage, "--print-bins=yes", "takes no value"},
+    {&gpu_stage, "--print-bins --csv", "cannot be combined"},
+    {&gpu_stage, "--bins", "--bins needs a value (the number of bins; --print-bins prints them)"},
+    {&gpu_stage, "--bins --csv", "--bins needs a value"},
+    {&gpu_stage, "--bins 255", "--bins: hist_gpu_shmem_atomics counts 256 bins"},
+    {&gpu_stage, "--bins many", "--bins: 'many' is not a whole number"},
+    {&gpu_stage, "--seed --csv", "--seed needs a value"},
     {&gpu_stage, "--file /etc/passwd --data text", "drop --data"},
     {&gpu_stage, "--file /etc/passwd --size 5", "drop --data and --size"},
     {&gpu_stage, "--file /no/such/file", "cannot open '/no/such/file'"},
@@ -540,6 +608,69 @@ START_TEST(test_report_results_verifies_every_one_of_many_results)
 }
 END_TEST
 
+/* Runs report_results on one result with stdout and stderr sent to files;
+ * returns its status and what each stream got (the start of it). */
+static int report_captured(const struct options *opt, const struct input *in,
+                           const struct result *r, char *out, char *err, size_t size)
+{
+    char out_path[] = "/tmp/report_out_XXXXXX", err_path[] = "/tmp/report_err_XXXXXX";
+    int out_fd = mkstemp(out_path), err_fd = mkstemp(err_path);
+    ck_assert(out_fd >= 0 && err_fd >= 0);
+    fflush(stdout);
+    fflush(stderr);
+    int saved_out = dup(1), saved_err = dup(2);
+    dup2(out_fd, 1);
+    dup2(err_fd, 2);
+    int status = report_results(&cpu_stage, opt, in, r, 1);
+    fflush(stdout);
+    fflush(stderr);
+    dup2(saved_out, 1);
+    dup2(saved_err, 2);
+    close(saved_out);
+    close(saved_err);
+    char *texts[2] = {out, err};
+    int fds[2] = {out_fd, err_fd};
+    for (int i = 0; i < 2; i++) {
+        ssize_t got = pread(fds[i], texts[i], size - 1, 0);
+        texts[i][got > 0 ? got : 0] = '\0';
+        close(fds[i]);
+    }
+    unlink(out_path);
+    unlink(err_path);
+    return status;
+}
+
+/* One wrong bin, the same in the end-to-end result and the last kernel-only
+ * run, is one wrong bin: reported once, and counted once ("1 bin differs"). */
+START_TEST(test_a_wrong_bin_shared_by_both_runs_is_reported_once)
+{
+    unsigned char byte = 7;
+    unsigned int histo[BINS] = {0}, kernel[BINS] = {0};
+    histo[7] = kernel[7] = 2; /* one byte, counted twice */
+    struct result r = {.impl = "x", .device = "d", .histo = histo, .kernel_histo = kernel};
+    char *argv[] = {"program", "--reps", "1", NULL};
+    struct options opt;
+    ck_assert_int_eq(parse_options(3, argv, &cpu_stage, &opt), EXIT_OK);
+    struct input in = {.buffer = &byte, .size = 1, .name = "uniform"};
+    char out[4096], err[4096];
+    ck_assert_int_eq(report_captured(&opt, &in, &r, out, err, sizeof out), EXIT_FAILED);
+    char *first = strstr(err, "bin 7 holds 2");
+    ck_assert_msg(first && !strstr(first + 1, "bin 7 holds"), "stderr: %s", err);
+    ck_assert_msg(strstr(err, "verification FAILED: 1 bin differs from"), "stderr: %s", err);
+    /* and one run, one byte: singular words in the report */
+    ck_assert_msg(strstr(out, "1 byte, seed") && strstr(out, "median of 1 run after"), "%s", out);
+
+    /* where the two runs differ, each is named */
+    kernel[7] = 1;
+    kernel[8] = 1;
+    ck_assert_int_eq(report_captured(&opt, &in, &r, out, err, sizeof out), EXIT_FAILED);
+    ck_assert_msg(strstr(err, "x (end to end): bin 7 holds 2") &&
+                      strstr(err, "x (kernel only): bin 8 holds 1") &&
+                      strstr(err, "FAILED: 2 bins differ from"),
+                  "stderr: %s", err);
+}
+END_TEST
+
 static void csv_line(const struct csv_row *row, char *text, size_t size)
 {
     FILE *f = tmpfile();
@@ -670,6 +801,10 @@ int main(void)
                         (int)(sizeof good_sizes / sizeof good_sizes[0]));
     tcase_add_test(options, test_every_option_is_read);
     tcase_add_test(options, test_a_stages_own_options_are_kept_as_given);
+    tcase_add_test(options, test_stage_option_numbers_are_read_with_their_range);
+    tcase_add_loop_exit_test(options, test_a_bad_stage_option_number_is_a_usage_error, EXIT_USAGE,
+                             0, (int)(sizeof bad_numbers / sizeof bad_numbers[0]));
+    tcase_add_test(options, test_variant_names_come_from_the_table);
     tcase_add_test(options, test_help_prints_a_programs_own_notes_wrapped);
     tcase_add_loop_test(options, test_every_bad_value_is_a_usage_error_with_a_reason, 0,
                         BAD_OPTIONS);
@@ -689,6 +824,7 @@ int main(void)
     tcase_add_test(results, test_median_gpu_times_takes_each_median_apart_after_a_warm_up);
     tcase_add_test(results, test_gb_per_s_is_bytes_over_time);
     tcase_add_test(results, test_report_results_verifies_every_one_of_many_results);
+    tcase_add_test(results, test_a_wrong_bin_shared_by_both_runs_is_reported_once);
     tcase_add_test(results, test_csv_row_has_every_column_in_order);
     tcase_add_test(results, test_csv_quotes_text_with_commas_and_quotes);
     suite_add_tcase(suite, results);

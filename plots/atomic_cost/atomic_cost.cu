@@ -235,7 +235,7 @@ static const char *unused_option(const struct options *opt)
            : opt->file                 ? "--file"
            : opt->image                ? "--image"
            : opt->seed != DEFAULT_SEED ? "--seed"
-           : opt->bins                 ? "--bins"
+           : opt->print_bins           ? "--print-bins"
            : opt->blocks               ? "--blocks"
            : opt->blocks_per_sm        ? "--blocks-per-sm"
            : opt->threads              ? "--threads"

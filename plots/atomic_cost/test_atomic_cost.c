@@ -36,7 +36,7 @@ static const char *const unused_options[] = {
     "--size 1M",
     "--data constant",
     "--seed 7",
-    "--bins",
+    "--print-bins",
     "--blocks 4",
     "--threads 64",
     "--blocks-per-sm 2",

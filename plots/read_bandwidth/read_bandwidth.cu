@@ -35,8 +35,8 @@ int main(int argc, char **argv)
                                 .summary = "the GPU's streaming-read speed over the same input",
                                 .gpu = true};
     struct options opt = options_or_exit(argc, argv, &stage);
-    if (opt.bins)
-        usage_error(&stage, "--bins: read_bandwidth makes no histogram");
+    if (opt.print_bins)
+        usage_error(&stage, "--print-bins: read_bandwidth makes no histogram");
     struct gpu gpu = open_gpu(&stage);
     /* Enough resident blocks to fill every SM, as the occupancy API counts them. */
     int blocks_per_sm;
