@@ -10,79 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-const char *cl_error_name(cl_int err)
-{
-    switch (err) {
-#define NAME(code)                                                                                 \
-    case code:                                                                                     \
-        return #code
-        NAME(CL_SUCCESS);
-        NAME(CL_DEVICE_NOT_FOUND);
-        NAME(CL_DEVICE_NOT_AVAILABLE);
-        NAME(CL_COMPILER_NOT_AVAILABLE);
-        NAME(CL_MEM_OBJECT_ALLOCATION_FAILURE);
-        NAME(CL_OUT_OF_RESOURCES);
-        NAME(CL_OUT_OF_HOST_MEMORY);
-        NAME(CL_PROFILING_INFO_NOT_AVAILABLE);
-        NAME(CL_MEM_COPY_OVERLAP);
-        NAME(CL_IMAGE_FORMAT_MISMATCH);
-        NAME(CL_IMAGE_FORMAT_NOT_SUPPORTED);
-        NAME(CL_BUILD_PROGRAM_FAILURE);
-        NAME(CL_MAP_FAILURE);
-        NAME(CL_MISALIGNED_SUB_BUFFER_OFFSET);
-        NAME(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
-        NAME(CL_COMPILE_PROGRAM_FAILURE);
-        NAME(CL_LINKER_NOT_AVAILABLE);
-        NAME(CL_LINK_PROGRAM_FAILURE);
-        NAME(CL_DEVICE_PARTITION_FAILED);
-        NAME(CL_KERNEL_ARG_INFO_NOT_AVAILABLE);
-        NAME(CL_INVALID_VALUE);
-        NAME(CL_INVALID_DEVICE_TYPE);
-        NAME(CL_INVALID_PLATFORM);
-        NAME(CL_INVALID_DEVICE);
-        NAME(CL_INVALID_CONTEXT);
-        NAME(CL_INVALID_QUEUE_PROPERTIES);
-        NAME(CL_INVALID_COMMAND_QUEUE);
-        NAME(CL_INVALID_HOST_PTR);
-        NAME(CL_INVALID_MEM_OBJECT);
-        NAME(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR);
-        NAME(CL_INVALID_IMAGE_SIZE);
-        NAME(CL_INVALID_SAMPLER);
-        NAME(CL_INVALID_BINARY);
-        NAME(CL_INVALID_BUILD_OPTIONS);
-        NAME(CL_INVALID_PROGRAM);
-        NAME(CL_INVALID_PROGRAM_EXECUTABLE);
-        NAME(CL_INVALID_KERNEL_NAME);
-        NAME(CL_INVALID_KERNEL_DEFINITION);
-        NAME(CL_INVALID_KERNEL);
-        NAME(CL_INVALID_ARG_INDEX);
-        NAME(CL_INVALID_ARG_VALUE);
-        NAME(CL_INVALID_ARG_SIZE);
-        NAME(CL_INVALID_KERNEL_ARGS);
-        NAME(CL_INVALID_WORK_DIMENSION);
-        NAME(CL_INVALID_WORK_GROUP_SIZE);
-        NAME(CL_INVALID_WORK_ITEM_SIZE);
-        NAME(CL_INVALID_GLOBAL_OFFSET);
-        NAME(CL_INVALID_EVENT_WAIT_LIST);
-        NAME(CL_INVALID_EVENT);
-        NAME(CL_INVALID_OPERATION);
-        NAME(CL_INVALID_GL_OBJECT);
-        NAME(CL_INVALID_BUFFER_SIZE);
-        NAME(CL_INVALID_MIP_LEVEL);
-        NAME(CL_INVALID_GLOBAL_WORK_SIZE);
-        NAME(CL_INVALID_PROPERTY);
-        NAME(CL_INVALID_IMAGE_DESCRIPTOR);
-        NAME(CL_INVALID_COMPILER_OPTIONS);
-        NAME(CL_INVALID_LINKER_OPTIONS);
-        NAME(CL_INVALID_DEVICE_PARTITION_COUNT);
-#undef NAME
-    case -1001:
-        return "CL_PLATFORM_NOT_FOUND_KHR (no OpenCL platform is installed)";
-    default:
-        return "an unknown OpenCL error";
-    }
-}
-
 void opencl_failed(cl_int err, const char *call, const char *file, int line)
 {
     fprintf(stderr, "%s:%d: %s failed: %s (%d)\n", file, line, call, cl_error_name(err), err);
@@ -215,16 +142,17 @@ struct opencl open_opencl(const struct stage *stage, const struct options *opt)
         cannot_run(stage);
     if (opt->platform >= 0) {
         if ((cl_uint)opt->platform >= platform_count) {
-            snprintf(why, sizeof why, "--platform %d: there are %u platforms (see --list)",
-                     opt->platform, platform_count);
+            snprintf(why, sizeof why, "--platform %d: there %s %u platform%s (see --list)",
+                     opt->platform, platform_count == 1 ? "is" : "are", platform_count,
+                     platform_count == 1 ? "" : "s");
             usage_error(stage, why);
         }
         int device = opt->device >= 0 ? opt->device : 0;
         cl_uint device_count;
         cl_device_id *devices = get_devices(platforms[opt->platform], &device_count);
         if ((cl_uint)device >= device_count) {
-            snprintf(why, sizeof why, "--device %d: platform %d has %u devices (see --list)",
-                     device, opt->platform, device_count);
+            snprintf(why, sizeof why, "--device %d: platform %d has %u device%s (see --list)",
+                     device, opt->platform, device_count, device_count == 1 ? "" : "s");
             usage_error(stage, why);
         }
         cl.platform = platforms[opt->platform];

@@ -9,14 +9,12 @@
 
 #include <CL/cl.h> /* before book.h: CL_CHECK needs it */
 
+#include "cl_error_names.h" /* cl_error_name: -5 is "CL_OUT_OF_RESOURCES" */
 #include "harness.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* "CL_OUT_OF_RESOURCES" for -5, and so on. */
-const char *cl_error_name(cl_int err);
 
 struct opencl {
     cl_platform_id platform;

@@ -17,12 +17,14 @@
  *   probe KERNEL_FILE OUT_DIR [KERNEL_NAME] [--any-device]
  *
  * C11 and the OpenCL 1.2 host API; every call is checked and an error is
- * printed in words. Exit status: 0 when every device was probed, 1 on an
+ * printed in words (common/cl_error_names.c, the harness's table). Exit status: 0 when every device was probed, 1 on an
  * error, 2 for bad arguments, 77 when there is no device to probe.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include <CL/cl.h>
+
+#include "cl_error_names.h" /* the harness's table of error names (common/) */
 
 #include <errno.h>
 #include <stdbool.h>
@@ -42,79 +44,6 @@
 #endif
 
 #define BINS 256
-
-static const char *cl_error_name(cl_int err)
-{
-    switch (err) {
-#define NAME(code)                                                                                 \
-    case code:                                                                                     \
-        return #code
-        NAME(CL_SUCCESS);
-        NAME(CL_DEVICE_NOT_FOUND);
-        NAME(CL_DEVICE_NOT_AVAILABLE);
-        NAME(CL_COMPILER_NOT_AVAILABLE);
-        NAME(CL_MEM_OBJECT_ALLOCATION_FAILURE);
-        NAME(CL_OUT_OF_RESOURCES);
-        NAME(CL_OUT_OF_HOST_MEMORY);
-        NAME(CL_PROFILING_INFO_NOT_AVAILABLE);
-        NAME(CL_MEM_COPY_OVERLAP);
-        NAME(CL_IMAGE_FORMAT_MISMATCH);
-        NAME(CL_IMAGE_FORMAT_NOT_SUPPORTED);
-        NAME(CL_BUILD_PROGRAM_FAILURE);
-        NAME(CL_MAP_FAILURE);
-        NAME(CL_MISALIGNED_SUB_BUFFER_OFFSET);
-        NAME(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
-        NAME(CL_COMPILE_PROGRAM_FAILURE);
-        NAME(CL_LINKER_NOT_AVAILABLE);
-        NAME(CL_LINK_PROGRAM_FAILURE);
-        NAME(CL_DEVICE_PARTITION_FAILED);
-        NAME(CL_KERNEL_ARG_INFO_NOT_AVAILABLE);
-        NAME(CL_INVALID_VALUE);
-        NAME(CL_INVALID_DEVICE_TYPE);
-        NAME(CL_INVALID_PLATFORM);
-        NAME(CL_INVALID_DEVICE);
-        NAME(CL_INVALID_CONTEXT);
-        NAME(CL_INVALID_QUEUE_PROPERTIES);
-        NAME(CL_INVALID_COMMAND_QUEUE);
-        NAME(CL_INVALID_HOST_PTR);
-        NAME(CL_INVALID_MEM_OBJECT);
-        NAME(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR);
-        NAME(CL_INVALID_IMAGE_SIZE);
-        NAME(CL_INVALID_SAMPLER);
-        NAME(CL_INVALID_BINARY);
-        NAME(CL_INVALID_BUILD_OPTIONS);
-        NAME(CL_INVALID_PROGRAM);
-        NAME(CL_INVALID_PROGRAM_EXECUTABLE);
-        NAME(CL_INVALID_KERNEL_NAME);
-        NAME(CL_INVALID_KERNEL_DEFINITION);
-        NAME(CL_INVALID_KERNEL);
-        NAME(CL_INVALID_ARG_INDEX);
-        NAME(CL_INVALID_ARG_VALUE);
-        NAME(CL_INVALID_ARG_SIZE);
-        NAME(CL_INVALID_KERNEL_ARGS);
-        NAME(CL_INVALID_WORK_DIMENSION);
-        NAME(CL_INVALID_WORK_GROUP_SIZE);
-        NAME(CL_INVALID_WORK_ITEM_SIZE);
-        NAME(CL_INVALID_GLOBAL_OFFSET);
-        NAME(CL_INVALID_EVENT_WAIT_LIST);
-        NAME(CL_INVALID_EVENT);
-        NAME(CL_INVALID_OPERATION);
-        NAME(CL_INVALID_GL_OBJECT);
-        NAME(CL_INVALID_BUFFER_SIZE);
-        NAME(CL_INVALID_MIP_LEVEL);
-        NAME(CL_INVALID_GLOBAL_WORK_SIZE);
-        NAME(CL_INVALID_PROPERTY);
-        NAME(CL_INVALID_IMAGE_DESCRIPTOR);
-        NAME(CL_INVALID_COMPILER_OPTIONS);
-        NAME(CL_INVALID_LINKER_OPTIONS);
-        NAME(CL_INVALID_DEVICE_PARTITION_COUNT);
-#undef NAME
-    case -1001:
-        return "CL_PLATFORM_NOT_FOUND_KHR (no OpenCL platform is installed)";
-    default:
-        return "an unknown OpenCL error";
-    }
-}
 
 /* A failed call that the probe cannot go on without. */
 static void check_at(cl_int err, const char *call, int line)
@@ -191,9 +120,9 @@ static char *patch_reqd_work_group_size(const char *source, const char *kernel_n
         const char *q = p + name_len;
         while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')
             q++;
-        bool starts_word = p == source || !(p[-1] == '_' || (p[-1] >= 'a' && p[-1] <= 'z') ||
-                                            (p[-1] >= 'A' && p[-1] <= 'Z') ||
-                                            (p[-1] >= '0' && p[-1] <= '9'));
+        bool starts_word =
+            p == source || !(p[-1] == '_' || (p[-1] >= 'a' && p[-1] <= 'z') ||
+                             (p[-1] >= 'A' && p[-1] <= 'Z') || (p[-1] >= '0' && p[-1] <= '9'));
         if (*q == '(' && starts_word) {
             def = p;
             break;
@@ -241,11 +170,10 @@ struct option_set {
 /* A control: a kernel with nothing in it that could need many registers. If
  * the driver allows it no more than histo_kernel, the limit is the driver's,
  * not the kernel's. */
-static const char CONTROL_SOURCE[] =
-    "__kernel void control_kernel(__global uint *out)\n"
-    "{\n"
-    "    out[get_global_id(0)] = (uint)get_local_id(0);\n"
-    "}\n";
+static const char CONTROL_SOURCE[] = "__kernel void control_kernel(__global uint *out)\n"
+                                     "{\n"
+                                     "    out[get_global_id(0)] = (uint)get_local_id(0);\n"
+                                     "}\n";
 
 static const struct option_set option_sets[] = {
     {"default", "", 0, ALL_DEVICES, false},
@@ -293,8 +221,8 @@ static void print_device(cl_device_id device, bool nvidia)
     size_t max_group, item_sizes[3];
     cl_ulong local_mem;
     CHECK(clGetDeviceInfo(device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL));
-    CHECK(clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_group, &max_group,
-                          NULL));
+    CHECK(
+        clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_group, &max_group, NULL));
     CHECK(clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof item_sizes, item_sizes,
                           NULL));
     CHECK(clGetDeviceInfo(device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local_mem, &local_mem, NULL));
@@ -338,11 +266,10 @@ static void print_build_log(cl_program program, cl_device_id device)
     size_t len = strlen(log);
     while (len > 0 && (log[len - 1] == '\n' || log[len - 1] == ' ' || log[len - 1] == '\r'))
         log[--len] = '\0';
-    printf("  CL_PROGRAM_BUILD_STATUS: %s\n",
-           status == CL_BUILD_SUCCESS  ? "CL_BUILD_SUCCESS"
-           : status == CL_BUILD_ERROR  ? "CL_BUILD_ERROR"
-           : status == CL_BUILD_NONE   ? "CL_BUILD_NONE"
-                                       : "CL_BUILD_IN_PROGRESS");
+    printf("  CL_PROGRAM_BUILD_STATUS: %s\n", status == CL_BUILD_SUCCESS ? "CL_BUILD_SUCCESS"
+                                              : status == CL_BUILD_ERROR ? "CL_BUILD_ERROR"
+                                              : status == CL_BUILD_NONE  ? "CL_BUILD_NONE"
+                                                                         : "CL_BUILD_IN_PROGRESS");
     printf("  --- build log (%zu bytes) ---\n", len);
     if (len)
         printf("%s\n", log);
@@ -354,8 +281,8 @@ static void print_kernel_queries(cl_kernel kernel, cl_device_id device)
 {
     size_t wg, multiple, compile_wg[3];
     cl_ulong local_mem, private_mem;
-    CHECK(clGetKernelWorkGroupInfo(kernel, device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg,
-                                   NULL));
+    CHECK(
+        clGetKernelWorkGroupInfo(kernel, device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL));
     CHECK(clGetKernelWorkGroupInfo(kernel, device, CL_KERNEL_COMPILE_WORK_GROUP_SIZE,
                                    sizeof compile_wg, compile_wg, NULL));
     CHECK(clGetKernelWorkGroupInfo(kernel, device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof local_mem,
@@ -397,9 +324,8 @@ static void write_binary(cl_program program, const char *path)
 
 /* Runs the kernel with work-groups of `local` work-items on the input and
  * compares the bins with the CPU's. Failures are findings, not errors. */
-static void try_launch(cl_context context, cl_command_queue queue, cl_kernel kernel,
-                       cl_mem input, cl_ulong size, const unsigned int *expected, size_t local,
-                       cl_uint units)
+static void try_launch(cl_context context, cl_command_queue queue, cl_kernel kernel, cl_mem input,
+                       cl_ulong size, const unsigned int *expected, size_t local, cl_uint units)
 {
     printf("    local size %4zu: ", local);
     fflush(stdout);
@@ -501,8 +427,8 @@ static void probe_option_set(cl_device_id device, int device_index, bool nvidia,
             if (*c == '=')
                 *c = ' ';
         err = clBuildProgram(program, 1, &device, spaced, NULL, NULL);
-        printf("  clBuildProgram again with options \"%s\": %s (%d)\n", spaced,
-               cl_error_name(err), err);
+        printf("  clBuildProgram again with options \"%s\": %s (%d)\n", spaced, cl_error_name(err),
+               err);
     }
     if (err == CL_SUCCESS || err == CL_BUILD_PROGRAM_FAILURE)
         print_build_log(program, device);

@@ -30,7 +30,8 @@ command -v nvidia-smi > /dev/null &&
 # The build: the given command, in the probe's folder.
 (
     cd "$here" &&
-        cc -std=c11 -Wall -Wextra -O2 -DCL_TARGET_OPENCL_VERSION=120 -I"$OCL_INC" probe.c \
+        cc -std=c11 -Wall -Wextra -O2 -DCL_TARGET_OPENCL_VERSION=120 -I"$OCL_INC" -I../../common \
+            probe.c ../../common/cl_error_names.c \
             ${OCL_LIBDIR:+-L"$OCL_LIBDIR"} -l:libOpenCL.so.1 -o "$work/probe"
 ) > "$OUT/build.log" 2>&1
 rc=$?
