@@ -21,7 +21,6 @@
 #include "read_kernel.cuh" /* the yardstick: a kernel that only reads the input */
 
 #include <cub/device/device_histogram.cuh>
-#include <string.h>
 
 #define LANES 32 /* the threads of a warp, and the banks of shared memory */
 
@@ -269,9 +268,6 @@ static const struct variant all_variants[] = {
     {"cub", NULL, 0},
 };
 #define VARIANTS ((int)(sizeof all_variants / sizeof all_variants[0]))
-static const char *const variant_names[] = {
-    "all",          "book-occupancy", "lane-bins", "run-length", "warp-aggregated",
-    "vector-loads", "unrolled",       "cub",       NULL};
 
 /* As many blocks as fit on the GPU at once, as the occupancy API counts them
  * for this kernel and block size: the book's "2 per SM", worked out. */
@@ -287,15 +283,17 @@ static struct launch choose_grid(const struct stage *stage, const struct options
 
 int main(int argc, char **argv)
 {
-    const struct stage stage = {.dir = "05_privatized",
-                                .program = "hist_gpu_privatized",
-                                .summary = "a histogram at the memory-bandwidth limit, and CUB",
-                                .gpu = true,
-                                .variants = variant_names,
-                                .help = "The grid defaults to as many blocks as fit on the GPU "
-                                        "at once (the occupancy API), and --threads to 256 for "
-                                        "book-occupancy, run-length and warp-aggregated, 1024 "
-                                        "for the others; CUB chooses its own launch."};
+    const struct stage stage = {
+        .dir = "05_privatized",
+        .program = "hist_gpu_privatized",
+        .summary = "a histogram at the memory-bandwidth limit, and CUB",
+        .gpu = true,
+        /* all, then the table's names */
+        .variants = variant_names_of_rows(all_variants, VARIANTS, sizeof all_variants[0]),
+        .help = "The grid defaults to as many blocks as fit on the GPU "
+                "at once (the occupancy API), and --threads to 256 for "
+                "book-occupancy, run-length and warp-aggregated, 1024 "
+                "for the others; CUB chooses its own launch."};
     struct options opt = options_or_exit(argc, argv, &stage);
     struct gpu gpu = open_gpu(&stage);
     struct input in = make_input(&stage, &opt);
@@ -319,7 +317,7 @@ int main(int argc, char **argv)
 
     for (int i = 0; i < VARIANTS; i++) {
         const struct variant *v = &all_variants[i];
-        if (opt.variant != 0 && strcmp(variant_names[opt.variant], v->name) != 0)
+        if (!variant_wants_row(&opt, i))
             continue;
         struct launch launch = choose_grid(&stage, &opt, &gpu, v);
         struct variant_run run = {.kernel = v->kernel};

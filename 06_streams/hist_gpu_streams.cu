@@ -16,7 +16,7 @@
  *   streams-staged  streams, the CPU staging chunk k + 1 while chunk k is copied
  *
  *   ./hist_gpu_streams                  every way and the copy, side by side
- *   ./hist_gpu_streams --variant streams --blocks 16   (--blocks: the number of chunks)
+ *   ./hist_gpu_streams --variant streams --chunks 16
  *
  * The counting is CUB's (stage 05's baseline): one library call takes a stream,
  * a start and a 64-bit length, so it counts the whole input or any chunk, and
@@ -304,13 +304,26 @@ static void free_trip(struct trip *t)
     HANDLE_ERROR(cudaFree(t->dev_bins));
 }
 
-static const char *const variant_names[] = {"all",        "pageable",       "pinned",
-                                            "streams",    "pinned-staged",  "alloc-staged",
-                                            "registered", "streams-staged", NULL};
-static const timed_run ways[] = {pageable_once,      pinned_once,       streams_once,
-                                 pinned_staged_once, alloc_staged_once, registered_once,
-                                 streams_staged_once};
+/* The ways, in the order of the table above; --variant takes a name or all. */
+static const struct way {
+    const char *name;
+    timed_run once;
+    bool chunked; /* cut into --chunks chunks over the streams */
+} ways[] = {
+    {"pageable", pageable_once, false},
+    {"pinned", pinned_once, false},
+    {"streams", streams_once, true},
+    {"pinned-staged", pinned_staged_once, false},
+    {"alloc-staged", alloc_staged_once, false},
+    {"registered", registered_once, false},
+    {"streams-staged", streams_staged_once, true},
+};
 #define WAYS ((int)(sizeof ways / sizeof ways[0]))
+
+enum { OPT_CHUNKS };
+static const struct stage_option own_options[] = {
+    {"--chunks", "N", "chunks the streams ways cut the input into (default 8, at most 1024)"},
+    {NULL}};
 
 int main(int argc, char **argv)
 {
@@ -318,18 +331,18 @@ int main(int argc, char **argv)
                                 .program = "hist_gpu_streams",
                                 .summary = "end to end: page-locked memory and streams",
                                 .gpu = true,
-                                .variants = variant_names,
-                                .help = "--blocks N cuts the input into N chunks for the "
-                                        "streams (default 8, at most 1024); CUB chooses its "
-                                        "own launch, so --threads and --blocks-per-sm are "
-                                        "refused."};
+                                .variants = variant_names_of_rows(ways, WAYS, sizeof ways[0]),
+                                .help = "CUB chooses its own launch, so --blocks, --threads and "
+                                        "--blocks-per-sm are refused; --chunks N sets the "
+                                        "chunks of the streams ways.",
+                                .options = own_options};
     struct options opt = options_or_exit(argc, argv, &stage);
-    if (opt.threads || opt.blocks_per_sm)
-        usage_error(&stage, "--threads and --blocks-per-sm: CUB chooses its own launch here; "
-                            "--blocks sets the number of chunks");
+    if (opt.blocks || opt.threads || opt.blocks_per_sm)
+        usage_error(&stage, "--blocks, --threads and --blocks-per-sm: CUB chooses its own launch "
+                            "here (--chunks N sets the number of chunks)");
+    int chunks = (int)stage_option_number(&stage, &opt, OPT_CHUNKS, 1, 1024, DEFAULT_CHUNKS);
     struct gpu gpu = open_gpu(&stage);
     struct input in = make_input(&stage, &opt);
-    int chunks = opt.blocks ? (int)(opt.blocks < 1024 ? opt.blocks : 1024) : DEFAULT_CHUNKS;
 
     struct trip trip = {0};
     make_trip(&trip, &in, chunks);
@@ -346,14 +359,13 @@ int main(int argc, char **argv)
                         .total_ms = median_ms(copy_once, &trip, opt.reps)};
     check_copy(&trip);
     for (int m = 0; m < WAYS; m++) {
-        if (opt.variant != 0 && opt.variant != m + 1)
+        if (!variant_wants_row(&opt, m))
             continue;
-        double total_ms = median_ms(ways[m], &trip, opt.reps);
-        bool chunked = ways[m] == streams_once || ways[m] == streams_staged_once;
+        double total_ms = median_ms(ways[m].once, &trip, opt.reps);
         memcpy(histos[m], trip.histo, sizeof trip.histo);
-        results[count++] = {.impl = variant_names[m + 1],
+        results[count++] = {.impl = ways[m].name,
                             .device = gpu.name,
-                            .blocks = chunked ? chunks : 1, /* chunks */
+                            .blocks = ways[m].chunked ? chunks : 1, /* chunks */
                             .kernel_ms = kernel_ms,
                             .total_ms = total_ms,
                             .histo = histos[m]};
