@@ -14,7 +14,17 @@ export CUDA_HOME NVCC
 # make test TEST_JOBS=N runs N suites at once (common/run-tests.sh)
 DEPS      := $(if $(NO_DEPS),,deps)
 
-.PHONY: all common demo test asan bench profile plots chapters deps help clean $(STAGES) $(TOOLS)
+# Build on every core unless told otherwise (make -j1 still means one job);
+# the makes below this one share its job slots.
+ifeq ($(MAKELEVEL)$(filter -j%,$(MAKEFLAGS)),0)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
+endif
+
+# The GPU's architecture, asked once here for every sub-make (common/flags.mk).
+include common/cuda-arch.mk
+
+.PHONY: all common demo test test-full asan bench profile plots chapters deps help clean \
+        $(STAGES) $(TOOLS)
 
 all: $(STAGES) $(TOOLS)
 
@@ -25,18 +35,28 @@ common:
 $(STAGES) $(TOOLS): common
 	@if common/can-build.sh $@; then $(MAKE) --no-print-directory -C $@; fi
 
-demo: $(DEPS) all
+# The packages first, then the build (in parallel), then the run.
+demo: $(DEPS)
+	@$(MAKE) --no-print-directory all
 	@plots/demo.sh
 
-test: $(DEPS) all
+# A sample of every matrix; test-full runs every case (TEST_FULL=1).
+test: $(DEPS)
+	@$(MAKE) --no-print-directory all
 	@common/run-tests.sh common $(STAGES) $(TOOLS) plots chapters
 
+test-full: $(DEPS)
+	@$(MAKE) --no-print-directory all
+	@TEST_FULL=1 common/run-tests.sh common $(STAGES) $(TOOLS) plots chapters
+
 # BENCH_SIZE, BENCH_REPS, BENCH_SWEEPS, BENCH_OUT, BENCH_ONLY: see plots/bench.sh
-bench: $(DEPS) all
+bench: $(DEPS)
+	@$(MAKE) --no-print-directory all
 	@plots/bench.sh
 
 # PROFILE_SIZE, PROFILE_DATA, PROFILE_OUT, NCU: see plots/profile.sh (77: cannot run here)
-profile: $(DEPS) all
+profile: $(DEPS)
+	@$(MAKE) --no-print-directory all
 	@plots/profile.sh
 
 plots: $(DEPS)
@@ -53,11 +73,18 @@ deps:
 	@common/deps.sh
 
 help:
-	@echo "make            build every stage (CUDA_ARCH=native or CUDA_ARCH=90 builds faster;"
-	@echo "                V=1 shows each command in full)"
+	@echo "make            build every stage, on every core (make -j1: one at a time; V=1 shows"
+	@echo "                each command in full). CUDA code is built for the GPU that"
+	@echo "                nvidia-smi shows ($(CUDA_ARCH_FROM)); CUDA_ARCH='75 80 86 89 90'"
+	@echo "                builds for several (the default where no GPU is seen: portable, slower)"
 	@echo "make demo       run every stage on the book's 100 MiB input, one table"
 	@echo "                (DEMO_ARGS='--size 1G --data skewed' changes the input)"
-	@echo "make test       run every Check suite; GPU checks skip visibly without a GPU"
+	@echo "make test       run every Check suite on a sample of each matrix of cases, every"
+	@echo "                stage, variant and strategy at least once; GPU checks skip visibly"
+	@echo "                without a GPU (TEST_JOBS=N: N suites at once)"
+	@echo "make test-full  the same with every case: every size x data kind x launch x variant"
+	@echo "                x work-group size, and past 2 GiB (run it on a GPU before a change"
+	@echo "                to GPU code lands)"
 	@echo "make bench      run every stage on every input, with sweeps; one CSV per machine"
 	@echo "                in plots/results/ (BENCH_SIZE=1M BENCH_SWEEPS=no: a quick one)"
 	@echo "make profile    Nsight Compute on every GPU stage and variant: plots/results/profile-*.csv"
@@ -66,7 +93,7 @@ help:
 	@echo "                the recorded outputs made on this machine with a new run"
 	@echo "make asan       the common/ suite (file and BMP readers) under AddressSanitizer"
 	@echo "make deps       install missing Debian packages (apt-get; sudo when not root)"
-	@echo "make -C exercises status | check-solutions | check-starters   the exercises"
+	@echo "make -C exercises help   the exercises: check, status, solutions, mutants"
 	@echo "make clean      remove every build"
 	@echo "make -C 03_shared_atomics run ARGS='--blocks-per-sm 8'   one stage by hand"
 

@@ -106,6 +106,8 @@ START_TEST(test_each_variant_matches_reference_around_the_grid)
     size_t t = grid_threads;
     const size_t sizes[SIZES] = {0, 1, 31, 32, 33, 255, 256, 257, t - 1, t, t + 1, 1000003};
     int variant = _i % VARIANTS, kind = _i / VARIANTS % 4, size = _i / VARIANTS / 4;
+    if (!full_tests()) /* the sample: size k, the variants and kinds in turn */
+        kind = _i % 4, size = _i;
     char args[64];
     snprintf(args, sizeof args, "--variant %s", variants[variant]);
     check_matches_reference(sizes[size], (enum data_kind)kind, 300 + (uint64_t)_i, args);
@@ -115,9 +117,13 @@ END_TEST
 /* Grids that change the slices: one block (long slices), 33 threads a block
  * (warps that straddle blocks), more threads than bytes (most slices empty). */
 static const char *const contiguous_launches[] = {
-    "--variant contiguous --blocks 1",         "--variant contiguous --threads 33",
-    "--variant contiguous --threads 1000",     "--variant contiguous --blocks 1 --threads 1024",
-    "--variant contiguous --blocks-per-sm 16", "--variant contiguous --blocks 100000 --threads 32",
+    /* make test takes the first three */
+    "--variant contiguous --blocks 1",
+    "--variant contiguous --threads 33",
+    "--variant contiguous --blocks 100000 --threads 32",
+    "--variant contiguous --threads 1000",
+    "--variant contiguous --blocks 1 --threads 1024",
+    "--variant contiguous --blocks-per-sm 16",
 };
 #define CONTIGUOUS_LAUNCHES ((int)(sizeof contiguous_launches / sizeof contiguous_launches[0]))
 
@@ -206,16 +212,21 @@ int main(int argc, char **argv)
     tcase_add_test(everywhere, test_help_names_the_variants_and_the_default);
     suite_add_tcase(suite, everywhere);
 
-    int checks = VARIANTS * 4 * SIZES + CONTIGUOUS_LAUNCHES + 3;
     TCase *variants_tc = tcase_create("variants");
     tcase_set_timeout(variants_tc, 600);
+    /* make test: every size once, the variants and kinds in turn; three grids;
+     * past 2 GiB (the shared matrix has it for the book's kernel) in test-full */
+    int around = cases(VARIANTS * 4 * SIZES, SIZES);
     tcase_add_loop_test(variants_tc, test_each_variant_matches_reference_around_the_grid, 0,
-                        VARIANTS * 4 * SIZES);
-    tcase_add_loop_test(variants_tc, test_contiguous_matches_reference_on_other_grids, 0,
-                        CONTIGUOUS_LAUNCHES);
+                        around);
+    int grids = cases(CONTIGUOUS_LAUNCHES, 3);
+    tcase_add_loop_test(variants_tc, test_contiguous_matches_reference_on_other_grids, 0, grids);
     tcase_add_test(variants_tc, test_contiguous_matches_reference_around_a_small_grid);
     tcase_add_test(variants_tc, test_default_is_the_books_kernel_and_all_runs_both);
-    tcase_add_test(variants_tc, test_contiguous_indexing_past_2_gib);
+    int past_2_gib = cases(1, 0);
+    if (past_2_gib)
+        tcase_add_test(variants_tc, test_contiguous_indexing_past_2_gib);
+    int checks = around + grids + 2 + past_2_gib;
     if (can_run_stage())
         grid_threads = read_grid_threads();
     add_if_runnable(suite, variants_tc, checks);

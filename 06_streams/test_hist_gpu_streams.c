@@ -14,16 +14,16 @@
 static const char *const ways[] = {"--variant pageable",
                                    "--variant pinned",
                                    "--variant streams",
-                                   "--variant streams --blocks 1",
-                                   "--variant streams --blocks 3",
-                                   "--variant streams --blocks 1024",
+                                   "--variant streams --chunks 1",
+                                   "--variant streams --chunks 3",
+                                   "--variant streams --chunks 1024",
                                    "--variant pinned-staged",
                                    "--variant alloc-staged",
                                    "--variant registered",
                                    "--variant streams-staged",
-                                   "--variant streams-staged --blocks 1",
-                                   "--variant streams-staged --blocks 3",
-                                   "--variant streams-staged --blocks 1024"};
+                                   "--variant streams-staged --chunks 1",
+                                   "--variant streams-staged --chunks 3",
+                                   "--variant streams-staged --chunks 1024"};
 /* 0: nothing to copy or pin; 1, 9, 17: 8 chunks with empty ones at the end
  * (9: four of 2 bytes, one of 1, three empty); 1000: 1024 chunks of 1 byte or
  * none; 4097: one byte into a second page; 1000003: a prime, and a buffer that
@@ -35,6 +35,8 @@ static const size_t sizes[] = {0, 1, 9, 17, 1000, 4097, 1000003};
 START_TEST(test_every_way_matches_reference)
 {
     int way = _i % WAYS, kind = _i / WAYS % 4, size = _i / WAYS / 4;
+    if (!full_tests()) /* the sample: case k takes way k, kind k mod 4, size k mod SIZES */
+        kind = _i % 4, size = _i % SIZES;
     check_matches_reference(sizes[size], (enum data_kind)kind, 600 + (uint64_t)_i, ways[way]);
 }
 END_TEST
@@ -76,12 +78,31 @@ START_TEST(test_registered_pins_nothing_for_an_empty_input)
 }
 END_TEST
 
-START_TEST(test_threads_are_refused_since_cub_launches)
+START_TEST(test_a_launch_is_refused_since_cub_launches)
 {
-    struct stage_output o;
-    run_stage("--threads 64", &o);
-    ck_assert_int_eq(o.exit_status, EXIT_USAGE);
-    ck_assert_msg(strstr(o.err, "CUB chooses its own launch"), "%s", o.err);
+    static const char *const launches[] = {"--threads 64", "--blocks 16", "--blocks-per-sm 2"};
+    for (int i = 0; i < 3; i++) {
+        struct stage_output o;
+        run_stage(launches[i], &o);
+        ck_assert_msg(o.exit_status == EXIT_USAGE, "%s: %s", launches[i], exit_meaning(&o));
+        ck_assert_msg(strstr(o.err, "CUB chooses its own launch"), "%s: %s", launches[i], o.err);
+    }
+}
+END_TEST
+
+/* --chunks N: 1 to 1024 chunks, and nothing else. */
+START_TEST(test_chunks_out_of_range_are_refused)
+{
+    static const char *const bad[] = {"--chunks 0", "--chunks 1025", "--chunks many", "--chunks"};
+    static const char *const reasons[] = {
+        "--chunks: 0 is out of range (1 to 1024)", "--chunks: 1025 is out of range (1 to 1024)",
+        "--chunks: 'many' is not a whole number", "--chunks needs a value"};
+    for (int i = 0; i < 4; i++) {
+        struct stage_output o;
+        run_stage(bad[i], &o);
+        ck_assert_msg(o.exit_status == EXIT_USAGE, "%s: %s", bad[i], exit_meaning(&o));
+        ck_assert_msg(strstr(o.err, reasons[i]), "%s: %s", bad[i], o.err);
+    }
 }
 END_TEST
 
@@ -90,15 +111,20 @@ int main(int argc, char **argv)
     set_stage("06_streams", argc, argv);
     Suite *suite = suite_create("06_streams");
     int usage_checks = 0, output_checks = 0, matrix_checks = 0;
-    suite_add_tcase(suite, usage_tcase(true, &usage_checks));
+    TCase *usage_tc = usage_tcase(true, &usage_checks);
+    tcase_add_test(usage_tc, test_a_launch_is_refused_since_cub_launches);
+    tcase_add_test(usage_tc, test_chunks_out_of_range_are_refused);
+    add_tcase(suite, usage_tc, usage_checks + 2);
     TCase *output_tc = output_tcase(&output_checks); /* before add_if_runnable reads the count */
     add_if_runnable(suite, output_tc, output_checks);
     TCase *ways_tc = matrix_tcase(&matrix_checks);
-    tcase_add_loop_test(ways_tc, test_every_way_matches_reference, 0, WAYS * 4 * SIZES);
-    tcase_add_loop_test(ways_tc, test_ways_from_malloc_index_past_2_gib, 0, WAYS_FROM_MALLOC);
+    /* make test: each way once, the data kinds and sizes in turn */
+    int matrix = cases(WAYS * 4 * SIZES, WAYS);
+    tcase_add_loop_test(ways_tc, test_every_way_matches_reference, 0, matrix);
+    int past_2_gib = cases(WAYS_FROM_MALLOC, 0);
+    tcase_add_loop_test(ways_tc, test_ways_from_malloc_index_past_2_gib, 0, past_2_gib);
     tcase_add_test(ways_tc, test_registered_takes_buffers_that_are_not_page_aligned);
     tcase_add_test(ways_tc, test_registered_pins_nothing_for_an_empty_input);
-    tcase_add_test(ways_tc, test_threads_are_refused_since_cub_launches);
-    add_if_runnable(suite, ways_tc, matrix_checks + WAYS * 4 * SIZES + WAYS_FROM_MALLOC + 3);
+    add_if_runnable(suite, ways_tc, matrix_checks + matrix + past_2_gib + 2);
     return run_suite(suite);
 }

@@ -1,19 +1,27 @@
 #!/usr/bin/env bash
-# Runs `make test` in each directory given, shows Check's output as it comes,
-# and ends with one line that adds them up: "total: N passed, N failed, N skipped".
-# TEST_JOBS=N (default 1) runs up to N suites at once, each into its own log,
-# and shows each suite's output whole, in the order given, once it has ended:
-# for a machine with many cores (the suites share the GPU, and none of them
-# times anything it asserts).
+# Runs `make test` in each directory given and ends with one line that adds
+# them up: "total: N passed, N failed, N skipped (...) in N s".
+#
+# Each suite's output is shown whole when it ends, with its time; a suite
+# still running after 30 s says so every 30 s, so that a long one (the OpenCL
+# suite on a CPU, the GPU suites under make test-full) never looks like a hang.
+#
+#   TEST_JOBS=N    suites at once (default: the cores, at most 8). They share
+#                  the GPU; none of them times anything it asserts.
+#   TEST_FULL=1    every case of every matrix (make test-full), not a sample
+#   TEST_TIMES=F   also write each suite's seconds to file F, one line each
 set -uo pipefail
 
-jobs=${TEST_JOBS:-1}
+cores=$(nproc 2>/dev/null || echo 1)
+jobs=${TEST_JOBS:-$((cores < 8 ? cores : 8))}
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "run-tests: TEST_JOBS must be a number of suites, 1 or more: '$jobs'" >&2; exit 2; }
+export TEST_FULL=${TEST_FULL:-}
+# the suites' makes run outside the parent make's job slots (each suite is one job here)
+unset MAKEFLAGS MFLAGS
 logs=$(mktemp -d)
-trap 'rm -rf "$logs"' EXIT
-passed=0 failed=0 skipped=0 broken=()
-not_built=()
-dirs=()
+trap 'rm -rf "$logs"; kill $(jobs -p) 2>/dev/null' EXIT
+
+passed=0 failed=0 skipped=0 sampled=0 broken=() not_built=() dirs=()
 for dir in "$@"; do
     if [ -f "$dir/Makefile" ] && ! common/can-build.sh "$dir"; then
         not_built+=("$dir")
@@ -21,48 +29,70 @@ for dir in "$@"; do
         dirs+=("$dir")
     fi
 done
-# suite K's output goes to $logs/K, its make's exit status to $logs/K.status
-run_suite() {
-    make --no-print-directory -C "${dirs[$1]}" test >"$logs/$1" 2>&1
-    echo $? >"$logs/$1.status"
-}
-if [ "$jobs" -gt 1 ]; then
-    # the one library every suite links, made once before they start (each
-    # would otherwise ask common/ for it at the same time); a failure here
-    # shows again, in words, in the suites' own logs
-    make --no-print-directory -s -C common build/libcommon_checks.a >/dev/null 2>&1
-    for k in "${!dirs[@]}"; do
-        while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
-        run_suite "$k" &
-    done
-    wait
-fi
-for k in "${!dirs[@]}"; do
-    dir=${dirs[$k]}
-    log=$logs/$k
+# the one library every suite links, made once before they start (each would
+# otherwise ask common/ for it at the same time); a failure here shows again,
+# in words, in the suites' own logs
+make --no-print-directory -s -C common build/libcommon_checks.a >/dev/null 2>&1
+
+# Adds up suite K's log, prints it and its line; its make's status is in $logs/K.status.
+finish() {
+    local k=$1 dir=${dirs[$1]} log=$logs/$1 seconds=$2 summary checks failures errors skip sample status
+    status=$(cat "$log.status")
     echo "== $dir"
-    if [ "$jobs" -gt 1 ]; then
-        cat "$log"
-        status=$(cat "$log.status")
-    else
-        make --no-print-directory -C "$dir" test 2>&1 | tee "$log"
-        status=${PIPESTATUS[0]}
-    fi
+    cat "$log"
     # Check prints "100%: Checks: 69, Failures: 0, Errors: 0"
     summary=$(grep -Eo 'Checks: [0-9]+, Failures: [0-9]+, Errors: [0-9]+' "$log" | tail -1)
     if [ -z "$summary" ]; then
         broken+=("$dir")
         failed=$((failed + 1)) # the suite did not even run: count it as one failure
-        continue
+        echo "-- $dir: did not run (exit $status) after ${seconds} s"
+        return
     fi
     read -r checks failures errors < <(echo "$summary" | grep -Eo '[0-9]+' | tr '\n' ' ')
+    skip=$(grep -Eo '^SKIPPED: [0-9]+' "$log" | grep -Eo '[0-9]+' | tail -1)
+    sample=$(grep -Eo '^sampled: make test-full runs [0-9]+' "$log" | grep -Eo '[0-9]+' | tail -1)
     passed=$((passed + checks - failures - errors))
     failed=$((failed + failures + errors))
-    skip=$(grep -Eo '^SKIPPED: [0-9]+' "$log" | grep -Eo '[0-9]+' | tail -1)
     skipped=$((skipped + ${skip:-0}))
+    sampled=$((sampled + ${sample:-0}))
     [ "$status" -eq 0 ] || [ $((failures + errors)) -gt 0 ] || broken+=("$dir")
+    echo "-- $dir: $((checks - failures - errors)) passed, $((failures + errors)) failed," \
+        "${skip:-0} skipped in ${seconds} s"
+    [ -z "${TEST_TIMES:-}" ] || echo "$dir $seconds" >>"$TEST_TIMES"
+}
+
+start=$SECONDS
+declare -A began=() # suite K: when it started, while it runs
+next=0 done_count=0 last_word=$SECONDS
+while [ $done_count -lt ${#dirs[@]} ]; do
+    while [ $next -lt ${#dirs[@]} ] && [ ${#began[@]} -lt "$jobs" ]; do
+        (make --no-print-directory -C "${dirs[$next]}" test >"$logs/$next" 2>&1
+         echo $? >"$logs/$next.status") &
+        began[$next]=$SECONDS
+        next=$((next + 1))
+    done
+    sleep 1
+    for k in "${!began[@]}"; do
+        if [ -f "$logs/$k.status" ]; then
+            finish "$k" $((SECONDS - began[$k]))
+            unset "began[$k]"
+            done_count=$((done_count + 1))
+        fi
+    done
+    if [ $((SECONDS - last_word)) -ge 30 ] && [ ${#began[@]} -gt 0 ]; then
+        running=()
+        for k in "${!began[@]}"; do
+            [ $((SECONDS - began[$k])) -ge 30 ] && running+=("${dirs[$k]} ($((SECONDS - began[$k])) s)")
+        done
+        [ ${#running[@]} -eq 0 ] || echo "   ... still running: ${running[*]}"
+        last_word=$SECONDS
+    fi
 done
+wait
+
 [ ${#not_built[@]} -eq 0 ] || echo "not built here, so not tested: ${not_built[*]}"
 [ ${#broken[@]} -eq 0 ] || echo "did not build or run cleanly: ${broken[*]}"
-echo "total: $passed passed, $failed failed, $skipped skipped"
+more=""
+[ "$sampled" -eq 0 ] || more=" (make test-full adds $sampled checks: every case of each matrix)"
+echo "total: $passed passed, $failed failed, $skipped skipped$more in $((SECONDS - start)) s"
 [ "$failed" -eq 0 ] && [ ${#broken[@]} -eq 0 ]

@@ -48,16 +48,31 @@ void set_stage_program(const char *path);
 void check_matches_reference(size_t size, enum data_kind kind, uint64_t seed,
                              const char *extra_args);
 
-/* The input matrix every stage is checked on: each size with each data kind. */
+/* make test checks a sample of each matrix of cases, make test-full all of
+ * them (it sets TEST_FULL=1). A sample takes every value of every dimension
+ * at least once: its case k takes value k mod n of a dimension of n values,
+ * so a matrix of 7 variants x 4 kinds x 6 sizes is sampled in 7 cases. */
+bool full_tests(void);
+
+/* How many cases a loop test runs: full under make test-full, else sample
+ * (at most full); the difference is counted, and run_suite says how many
+ * checks make test-full would add. */
+int cases(int full, int sample);
+
+/* The input matrix every stage is checked on: each size with each data kind,
+ * case i being size i / 4 with kind i % 4. make test takes each size once,
+ * the data kinds in turn: a loop test over cases(MATRIX_CASES, MATRIX_SIZES)
+ * checks case matrix_case(_i). */
 #define MATRIX_SIZES 9
 #define MATRIX_CASES (MATRIX_SIZES * 4)
+int matrix_case(int k);
 void check_matrix_case(int i, const char *extra_args);
 
 /* Test cases every stage shares. Each adds to *checks the number of checks it holds. */
 TCase *usage_tcase(bool gpu_stage, int *checks); /* bad usage exits 2, --help exits 0 */
 TCase *output_tcase(int *checks);                /* --csv, --size 0, --file, the default input */
-TCase *matrix_tcase(int *checks); /* every size and data kind, and past 2 GiB */
-TCase *gpu_tcase(int *checks);    /* matrix_tcase, and launch overrides (--blocks, --threads) */
+TCase *matrix_tcase(int *checks);                /* every size and data kind, and past 2 GiB */
+TCase *gpu_tcase(int *checks); /* matrix_tcase, and launch overrides (--blocks, --threads) */
 
 /* Whether the program can run here: it does not exit 77 on a tiny input. */
 bool can_run_stage(void);
@@ -100,8 +115,12 @@ void check_no_races(const char *args);
 TCase *exercise_tcase(const char *name, int hint);
 
 /* Runs an exercise's suite as above. Every failure goes to the file named by
- * the environment's CHECK_LOG, and the result (passed, failing or skipped) to
- * CHECK_RESULT, for make status; exercise.mk sets both. */
+ * the environment's CHECK_LOG, and the result (passed, failing, not checked)
+ * to CHECK_RESULT, for make status; exercise.mk sets both. Returns 0 when
+ * every check passed, 1 when one failed, and 77 (EXIT_CANNOT_RUN) when none
+ * failed but the program cannot run here (it exited 77: no GPU), so that its
+ * checks were not run: it then prints "not checked here: needs X", X from the
+ * environment's CHECK_NEEDS ("an NVIDIA GPU"). Skipped is not passed. */
 int run_exercise(Suite *suite);
 
 #endif
