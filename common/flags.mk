@@ -1,9 +1,11 @@
 # common/flags.mk - compilers and flags, set once for every stage and test.
 #
-# Knobs: CUDA_ARCH='75 80 86 89 90' (default; adds PTX for the last), CUDA_ARCH=native
-# or CUDA_ARCH=90 to build faster, CUDA_HOME, WERROR=1, V=1 (show the commands),
+# Knobs: CUDA_ARCH (default: the GPU this machine has, else '75 80 86 89 90', adding
+# PTX for the last; see cuda-arch.mk), CUDA_HOME, WERROR=1, V=1 (show the commands),
 # CHECK_CFLAGS/CHECK_LIBS, OPENCL_CFLAGS/OPENCL_LIBS.
 
+empty     :=
+space     := $(empty) $(empty)
 COMMON    := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
 ROOT      := $(abspath $(COMMON)/..)
 BUILD     ?= build
@@ -16,7 +18,7 @@ Q         :=
 say        =
 else
 Q         := @
-say        = printf '  %-5s %s\n' '$(1)' '$(patsubst $(ROOT)/%,%,$(abspath $(2)))';
+say        = printf '  %-5s %s%s\n' '$(1)' '$(patsubst $(ROOT)/%,%,$(abspath $(2)))' '$(if $(3), $(3))';
 endif
 
 CC        ?= cc
@@ -26,7 +28,7 @@ HOST_C    := -std=c11 -D_XOPEN_SOURCE=700 $(WARNINGS) -I$(COMMON)
 
 CUDA_HOME ?= /usr/local/cuda
 NVCC      ?= $(CUDA_HOME)/bin/nvcc
-CUDA_ARCH ?= 75 80 86 89 90
+include $(COMMON)/cuda-arch.mk
 ifeq ($(CUDA_ARCH),native)
 GENCODE   := -arch=native
 else
@@ -35,7 +37,8 @@ GENCODE   := $(foreach a,$(CUDA_ARCH),-gencode arch=compute_$(a),code=sm_$(a)) \
 endif
 NVCCFLAGS ?= -O3 -lineinfo
 # C++ warns about fields a designated initializer leaves out; C (and we) rely on them being zero.
-NVCC_ALL  := -std=c++20 $(GENCODE) -I$(COMMON) -Xcompiler -Wall,-Wextra,-Wno-missing-field-initializers \
+# several architectures: compiled side by side, on every core nvcc finds
+NVCC_ALL  := -std=c++20 $(GENCODE) $(if $(filter-out native,$(word 2,$(CUDA_ARCH))),--threads 0) -I$(COMMON) -Xcompiler -Wall,-Wextra,-Wno-missing-field-initializers \
              $(if $(WERROR),-Werror all-warnings -Xcompiler -Werror)
 
 # OpenCL 1.2: what PoCL and NVIDIA's driver both provide

@@ -40,9 +40,24 @@ $(BIN): $(PROGRAM_OBJ) $(PROGRAM_LIBS)
 $(BUILD)/%.o: $(SOURCE_DIR)/%.c $(HEADERS) | $(BUILD)
 	$(Q)$(call say,CC,$<)$(CC) $(CFLAGS) $(HOST_C) $(OPENCL_C) -pthread -c -o $@ $<
 
+# A compile is redone when the architectures change: the stamp's name holds them.
+ARCH_STAMP  := $(BUILD)/cuda-arch-$(subst $(space),-,$(strip $(CUDA_ARCH)))
+$(ARCH_STAMP): | $(BUILD)
+	@rm -f $(BUILD)/cuda-arch-* && touch $@
+
+# A slow compile says so before it starts: a program's Makefile may give
+# BUILD_SECONDS := S P, measured on a 2-core machine: S seconds, and P more
+# for each architecture; the line then says how long to expect.
+ARCH_COUNT  := $(if $(filter native,$(CUDA_ARCH)),1,$(words $(CUDA_ARCH)))
+ARCH_NAMES  := $(if $(filter native,$(CUDA_ARCH)),this GPU,$(addprefix sm_,$(CUDA_ARCH)))
+expected     = $(if $(BUILD_SECONDS),$(shell echo $$(( $(word 1,$(BUILD_SECONDS)) + \
+               $(word 2,$(BUILD_SECONDS)) * $(ARCH_COUNT) ))))
+build_note   = for $(if $(filter 1,$(ARCH_COUNT)),$(ARCH_NAMES),$(ARCH_COUNT) architectures)$(if \
+               $(filter-out 0 1 2 3 4 5 6 7 8 9 10,$(expected)), (slow: about $(expected) s))
+
 $(BUILD)/%.cu.o: $(SOURCE_DIR)/%.cu $(HEADERS) $(COMMON)/harness_cuda.h $(COMMON)/read_kernel.cuh \
-                 | $(BUILD)
-	$(Q)$(call say,NVCC,$<)$(NVCC) $(NVCCFLAGS) $(NVCC_ALL) -c -o $@ $<
+                 $(ARCH_STAMP) | $(BUILD)
+	$(Q)$(call say,NVCC,$<,$(build_note))$(NVCC) $(NVCCFLAGS) $(NVCC_ALL) -c -o $@ $<
 
 $(BUILD)/test_%.o: test_%.c $(COMMON)/tests/stage_checks.h $(HEADERS) | $(BUILD)
 	$(Q)$(call say,CC,$<)$(CC) $(CFLAGS) $(HOST_C) -I$(COMMON)/tests $(CHECK_CFLAGS) -c -o $@ $<
