@@ -31,12 +31,14 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <type_traits>
 
 namespace cg = cooperative_groups;
 
-#define WARP            32
-#define MAX_TOTAL_BINS  (1u << 28) /* bins x channels: 1 GiB of global counters */
-#define WEIGHT_TOLERANCE 1e-3      /* a weighted bin may differ from the CPU's double sum by
+#define WARP           32
+#define MAX_TOTAL_BINS (1u << 28) /* bins x channels: 1 GiB of global counters */
+#define WEIGHT_TOLERANCE                                                                           \
+    1e-3 /* a weighted bin may differ from the CPU's double sum by
                                       this fraction of it (or by this much, near 0): each
                                       block sums its weights in float */
 
@@ -50,14 +52,18 @@ struct job {
     const void *keys;     /* n keys of b.type, 16-byte aligned (cudaMalloc) */
     const float *weights; /* n weights, or NULL: each key counts 1 */
     size_t n;
-    unsigned int total;   /* b.bins x b.channels */
+    unsigned int total; /* b.bins x b.channels */
 };
 
 #define NO_BIN 0xffffffffu /* a key outside the range, or a NaN */
 
 /* Integer keys are binned as 32-bit numbers, floats as floats. */
-template <typename Key> struct cpu_widen { typedef uint32_t type; };
-template <> struct cpu_widen<float> { typedef float type; };
+template <typename Key> struct cpu_widen {
+    typedef uint32_t type;
+};
+template <> struct cpu_widen<float> {
+    typedef float type;
+};
 template <typename Key> __device__ static inline typename cpu_widen<Key>::type widen(Key key)
 {
     return (typename cpu_widen<Key>::type)key;
@@ -280,8 +286,8 @@ template <typename Count> struct cluster_add {
 };
 
 template <typename Key, typename Count>
-__global__ void __launch_bounds__(1024) histo_cluster(struct job job, unsigned slice,
-                              typename global_of<Count>::type *histo)
+__global__ void __launch_bounds__(1024)
+    histo_cluster(struct job job, unsigned slice, typename global_of<Count>::type *histo)
 {
     cg::cluster_group cluster = cg::this_cluster();
     const bool halves = global_of<Count>::counts;
@@ -356,13 +362,13 @@ struct strategy {
  * share an SM when their bins leave room; (c) wants as many threads as an SM
  * runs at once around its one slice. */
 static const struct strategy strategies[] = {
-    {"per-warp", PER_WARP, 256},   {"per-block", PER_BLOCK, 512},  {"cluster", CLUSTER, 1024},
-    {"global", GLOBAL, 256},       {"global-plain", GLOBAL_PLAIN, 256},
-    {"cub", CUB_EVEN, 0},          {"cub-range", CUB_RANGE, 0},
+    {"per-warp", PER_WARP, 256}, {"per-block", PER_BLOCK, 512},       {"cluster", CLUSTER, 1024},
+    {"global", GLOBAL, 256},     {"global-plain", GLOBAL_PLAIN, 256}, {"cub", CUB_EVEN, 0},
+    {"cub-range", CUB_RANGE, 0},
 };
 #define STRATEGIES ((int)(sizeof strategies / sizeof strategies[0]))
-static const char *const variant_names[] = {"all",    "auto",         "per-warp", "per-block",
-                                            "cluster", "global",      "global-plain", "cub",
+static const char *const variant_names[] = {"all",       "auto",   "per-warp",     "per-block",
+                                            "cluster",   "global", "global-plain", "cub",
                                             "cub-range", NULL};
 
 /* How one strategy runs on this GPU for this job: its grid, its shared
@@ -376,17 +382,22 @@ struct plan {
     unsigned slice; /* bins per block of a cluster */
     void *cub_scratch;
     size_t cub_scratch_bytes;
-    void *cub_levels; /* cub-range: the bins' edges, on the GPU */
+    bool sizing_only;  /* launch_cub only asks CUB how much scratch it wants */
+    void *cub_levels;  /* cub-range: the bins' edges, on the GPU */
     char why_not[200]; /* empty: it can run */
 };
 
 template <typename Key, typename Count> static const void *kernel_of(enum strategy_kind kind)
 {
     switch (kind) {
-    case PER_WARP: return (const void *)histo_per_warp<Key, Count>;
-    case PER_BLOCK: return (const void *)histo_per_block<Key, Count>;
-    case CLUSTER: return (const void *)histo_cluster<Key, Count>;
-    default: return (const void *)histo_global<Key, Count>;
+    case PER_WARP:
+        return (const void *)histo_per_warp<Key, Count>;
+    case PER_BLOCK:
+        return (const void *)histo_per_block<Key, Count>;
+    case CLUSTER:
+        return (const void *)histo_cluster<Key, Count>;
+    default:
+        return (const void *)histo_global<Key, Count>;
     }
 }
 
@@ -445,8 +456,8 @@ static void plan_kernel(struct plan *p, const struct job &job, const struct gpu 
     }
     if (p->shared_bytes > limit) {
         snprintf(p->why_not, sizeof p->why_not,
-                 "%s holds at most %zu bins here (%zu bytes of shared memory per block)", p->s->name,
-                 most, limit);
+                 "%s holds at most %zu bins here (%zu bytes of shared memory per block)",
+                 p->s->name, most, limit);
         return;
     }
     if (p->s->kind == CLUSTER) {
@@ -459,9 +470,10 @@ static void plan_kernel(struct plan *p, const struct job &job, const struct gpu 
         }
         /* The largest cluster this GPU allows for this kernel: 8 blocks is
          * portable, more only when the kernel asks for a non-portable size. */
-        HANDLE_ERROR(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-        HANDLE_ERROR(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          (int)limit));
+        HANDLE_ERROR(
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+        HANDLE_ERROR(
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)limit));
         cudaLaunchConfig_t config = {};
         config.gridDim = dim3(gpu->sm_count);
         config.blockDim = dim3(threads);
@@ -503,8 +515,8 @@ static void plan_kernel(struct plan *p, const struct job &job, const struct gpu 
         HANDLE_ERROR(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           (int)p->shared_bytes));
     int per_sm = 0;
-    HANDLE_ERROR(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads,
-                                                               p->shared_bytes));
+    HANDLE_ERROR(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, p->shared_bytes));
     p->launch = choose_launch(stage, opt, gpu, per_sm > 0 ? per_sm : 1, threads);
 }
 
@@ -534,8 +546,8 @@ static void launch_kernel(struct plan *p, const struct job &job,
 }
 
 template <int C, typename Key, typename Level>
-static void cub_multi(void *scratch, size_t &bytes, const struct job &job, unsigned *histo, Level lo,
-                      Level hi)
+static void cub_multi(void *scratch, size_t &bytes, const struct job &job, unsigned *histo,
+                      Level lo, Level hi)
 {
     cuda::std::array<unsigned *, C> histos;
     cuda::std::array<int, C> levels;
@@ -547,24 +559,31 @@ static void cub_multi(void *scratch, size_t &bytes, const struct job &job, unsig
         upper[c] = hi;
     }
     HANDLE_ERROR((cub::DeviceHistogram::MultiHistogramEven<C, C>(
-        scratch, bytes, (const Key *)job.keys, histos, levels, lower, upper, (int64_t)(job.n / C))));
+        scratch, bytes, (const Key *)job.keys, histos, levels, lower, upper,
+        (int64_t)(job.n / C))));
 }
 
 /* Interleaved channels: CUB counts whole pixels of C keys. */
 template <typename Key, typename Level>
-static void launch_cub_channels(void *scratch, size_t &bytes, const struct job &job, unsigned *histo,
-                                Level lo, Level hi)
+static void launch_cub_channels(void *scratch, size_t &bytes, const struct job &job,
+                                unsigned *histo, Level lo, Level hi)
 {
     switch (job.b.channels) {
-    case 2: cub_multi<2, Key, Level>(scratch, bytes, job, histo, lo, hi); break;
-    case 3: cub_multi<3, Key, Level>(scratch, bytes, job, histo, lo, hi); break;
-    default: cub_multi<4, Key, Level>(scratch, bytes, job, histo, lo, hi); break;
+    case 2:
+        cub_multi<2, Key, Level>(scratch, bytes, job, histo, lo, hi);
+        break;
+    case 3:
+        cub_multi<3, Key, Level>(scratch, bytes, job, histo, lo, hi);
+        break;
+    default:
+        cub_multi<4, Key, Level>(scratch, bytes, job, histo, lo, hi);
+        break;
     }
 }
 
 /* CUB over the same keys: even bins by the same rule (keys.h), or
  * HistogramRange with the bins' edges as levels. Its scratch space is
- * allocated by the first (warm-up) call and kept. */
+ * sized (sizing_only) and allocated when the strategy is planned. */
 template <typename Key, typename Level>
 static void launch_cub(struct plan *p, const struct job &job, unsigned *histo)
 {
@@ -581,22 +600,26 @@ static void launch_cub(struct plan *p, const struct job &job, unsigned *histo)
     for (int pass = 0; pass < 2; pass++) {
         void *scratch = pass ? p->cub_scratch : nullptr;
         size_t bytes = p->cub_scratch_bytes;
+        if (pass && p->sizing_only)
+            return;
+        /* Only the instantiations a run can reach are compiled (each costs CUB's
+         * kernels for every architecture): cub-range takes integer keys, and
+         * channels only u8 keys (plan_any and the options refuse the rest). */
         if (p->s->kind == CUB_RANGE) {
-            HANDLE_ERROR(cub::DeviceHistogram::HistogramRange(scratch, bytes, keys, histo, levels,
-                                                              (const Level *)p->cub_levels,
-                                                              (int64_t)job.n));
+            if constexpr (!std::is_same_v<Key, float>)
+                HANDLE_ERROR(cub::DeviceHistogram::HistogramRange(
+                    scratch, bytes, keys, histo, levels, (const Level *)p->cub_levels,
+                    (int64_t)job.n));
         } else if (job.b.channels == 1) {
             HANDLE_ERROR(cub::DeviceHistogram::HistogramEven(scratch, bytes, keys, histo, levels,
                                                              lo, hi, (int64_t)job.n));
-        } else {
+        } else if constexpr (std::is_same_v<Key, uint8_t>) {
             launch_cub_channels<Key, Level>(scratch, bytes, job, histo, lo, hi);
         }
-        if (!pass && bytes > p->cub_scratch_bytes) {
-            if (p->cub_scratch)
-                HANDLE_ERROR(cudaFree(p->cub_scratch));
-            HANDLE_ERROR(cudaMalloc(&p->cub_scratch, bytes));
+        if (!pass && p->sizing_only)
             p->cub_scratch_bytes = bytes;
-        }
+        else if (!pass && bytes > p->cub_scratch_bytes)
+            fail("CUB wants %zu bytes of scratch, %zu were set aside", bytes, p->cub_scratch_bytes);
     }
 }
 
@@ -637,29 +660,53 @@ static uint64_t cpu_bins(const struct job &job, unsigned *counts, double *sums)
 
 /* The keys on the GPU, and the bins each strategy counts into. */
 struct on_gpu {
-    struct job job;    /* job.keys and job.weights point to the GPU's copies */
-    void *histo;       /* total counters (unsigned) or sums (double) */
+    struct job job; /* job.keys and job.weights point to the GPU's copies */
+    void *histo;    /* total counters (unsigned) or sums (double) */
     size_t histo_bytes, key_bytes;
 };
 
-static void launch_any(struct plan *p, struct on_gpu *g, void *histo)
+static void launch_any(struct plan *p, const struct on_gpu *g, void *histo)
 {
     const struct job &j = g->job;
     bool w = j.weights != NULL;
-#define KEYED(Key, Level)                                                                           \
-    if (p->s->kind == CUB_EVEN || p->s->kind == CUB_RANGE)                                          \
-        launch_cub<Key, Level>(p, j, (unsigned *)histo);                                            \
-    else if (w)                                                                                     \
-        launch_kernel<Key, float>(p, j, (double *)histo);                                           \
-    else                                                                                            \
+#define KEYED(Key, Level)                                                                          \
+    if (p->s->kind == CUB_EVEN || p->s->kind == CUB_RANGE)                                         \
+        launch_cub<Key, Level>(p, j, (unsigned *)histo);                                           \
+    else if (w)                                                                                    \
+        launch_kernel<Key, float>(p, j, (double *)histo);                                          \
+    else                                                                                           \
         launch_kernel<Key, unsigned>(p, j, (unsigned *)histo);
     switch (j.b.type) {
-    case KEY_U8: KEYED(uint8_t, long long) break;
-    case KEY_U16: KEYED(uint16_t, long long) break;
-    case KEY_U32: KEYED(uint32_t, long long) break;
-    case KEY_F32: KEYED(float, float) break;
+    case KEY_U8:
+        KEYED(uint8_t, long long) break;
+    case KEY_U16:
+        KEYED(uint16_t, long long) break;
+    case KEY_U32:
+        KEYED(uint32_t, long long) break;
+    case KEY_F32:
+        KEYED(float, float) break;
     }
 #undef KEYED
+}
+
+/* Whether a whole trip (its own keys, weights and bins, beside those kept
+ * on the GPU for the kernel-only runs) and extra bytes fit in the GPU's free
+ * memory; if not, the strategy is refused with the reason, and the others
+ * still run. */
+static bool fits_beside_a_trip(struct plan *p, const struct on_gpu *g, size_t extra)
+{
+    size_t free_bytes, total_bytes;
+    HANDLE_ERROR(cudaMemGetInfo(&free_bytes, &total_bytes));
+    size_t weight_bytes = g->job.weights ? g->job.n * sizeof(float) : 0;
+    size_t needed = g->key_bytes + weight_bytes + g->histo_bytes + extra;
+    size_t margin = 64 << 20; /* the driver's own allocations, rounding */
+    if (needed + margin <= free_bytes)
+        return true;
+    snprintf(p->why_not, sizeof p->why_not,
+             "%s needs %zu MiB of GPU memory for a whole trip%s; %zu MiB of %zu MiB are free",
+             p->s->name, (needed >> 20) + 1, extra ? " and CUB's scratch space" : "",
+             free_bytes >> 20, total_bytes >> 20);
+    return false;
 }
 
 static void plan_any(struct plan *p, const struct on_gpu *g, const struct gpu *gpu,
@@ -675,7 +722,8 @@ static void plan_any(struct plan *p, const struct on_gpu *g, const struct gpu *g
         bool truncates = (j.b.type == KEY_U16 && j.b.bins > 65536) ||
                          (j.b.type == KEY_F32 && j.b.bins > (1u << 24));
         if (j.weights)
-            snprintf(p->why_not, sizeof p->why_not, "%s: CUB has no weighted histogram", p->s->name);
+            snprintf(p->why_not, sizeof p->why_not, "%s: CUB has no weighted histogram",
+                     p->s->name);
         else if (truncates)
             snprintf(p->why_not, sizeof p->why_not,
                      "%s holds at most %u bins of %s keys: past that CUB (CUDA 13.0) puts keys in "
@@ -684,21 +732,46 @@ static void plan_any(struct plan *p, const struct on_gpu *g, const struct gpu *g
         else if (p->s->kind == CUB_RANGE && (j.b.type == KEY_F32 || j.b.channels > 1))
             snprintf(p->why_not, sizeof p->why_not,
                      "cub-range is shown for integer keys in one channel only");
+        if (p->why_not[0])
+            return;
+        p->sizing_only = true; /* CUB says what it wants before anything runs */
+        launch_any(p, g, g->histo);
+        p->sizing_only = false;
+        if (!fits_beside_a_trip(p, g, p->cub_scratch_bytes))
+            return;
+        cudaError_t status =
+            cudaMalloc(&p->cub_scratch, p->cub_scratch_bytes ? p->cub_scratch_bytes : 1);
+        if (status != cudaErrorMemoryAllocation)
+            HANDLE_ERROR(status);
+        else {                        /* free memory in pieces too small: a refusal, not an error */
+            (void)cudaGetLastError(); /* (not a sticky error: this clears it) */
+            p->cub_scratch = NULL;
+            snprintf(p->why_not, sizeof p->why_not,
+                     "%s: CUB wants %zu MiB of scratch space for %u bins, more than the GPU can "
+                     "give",
+                     p->s->name, p->cub_scratch_bytes >> 20, j.b.bins);
+        }
         return;
     }
     bool w = j.weights != NULL;
-#define KEYED(Key)                                                                                  \
-    if (w)                                                                                          \
-        plan_kernel<Key, float>(p, j, gpu, opt, stage);                                             \
-    else                                                                                            \
+#define KEYED(Key)                                                                                 \
+    if (w)                                                                                         \
+        plan_kernel<Key, float>(p, j, gpu, opt, stage);                                            \
+    else                                                                                           \
         plan_kernel<Key, unsigned>(p, j, gpu, opt, stage);
     switch (j.b.type) {
-    case KEY_U8: KEYED(uint8_t) break;
-    case KEY_U16: KEYED(uint16_t) break;
-    case KEY_U32: KEYED(uint32_t) break;
-    case KEY_F32: KEYED(float) break;
+    case KEY_U8:
+        KEYED(uint8_t) break;
+    case KEY_U16:
+        KEYED(uint16_t) break;
+    case KEY_U32:
+        KEYED(uint32_t) break;
+    case KEY_F32:
+        KEYED(float) break;
     }
 #undef KEYED
+    if (!p->why_not[0])
+        fits_beside_a_trip(p, g, 0);
 }
 
 /* The bins' edges for cub-range: bin k starts at the first key whose bin
@@ -724,8 +797,8 @@ struct trip {
     struct on_gpu *resident; /* the keys already on the GPU, for the kernel-only runs */
     const void *host_keys;
     const float *host_weights;
-    void *host_histo;        /* the trip's bins, copied back */
-    void *kernel_histo;      /* the kernel-only runs' bins, copied back at the end */
+    void *host_histo;   /* the trip's bins, copied back */
+    void *kernel_histo; /* the kernel-only runs' bins, copied back at the end */
 };
 
 static struct gpu_times kernel_only_run(void *context)
@@ -778,9 +851,11 @@ static struct gpu_times whole_trip_run(void *context)
 
 static const struct stage_option own_options[] = {
     {"--bins", "N", "bins per channel, 1 to 268435456; K, M are powers of 1024 (default 256)"},
-    {"--keys", "TYPE", "u8, u16, u32 (default) or f32: the input's bytes read as keys of this type"},
-    {"--range", "LO:HI", "even bins over [LO, HI) (default: every u8/u16/u32 value, or [0, 1) "
-                         "for f32); keys outside, and NaNs, are in no bin and are counted apart"},
+    {"--keys", "TYPE",
+     "u8, u16, u32 (default) or f32: the input's bytes read as keys of this type"},
+    {"--range", "LO:HI",
+     "even bins over [LO, HI) (default: every u8/u16/u32 value, or [0, 1) "
+     "for f32); keys outside, and NaNs, are in no bin and are counted apart"},
     {"--weights", NULL, "a weight in [0, 1) per key, from the seed; each bin sums them in float"},
     {"--channels", "C", "1 to 4 interleaved channels of u8 keys (4: RGBA), C x bins bins"},
     {"--print-bins", NULL, "print every bin, one '<bin>: <value>' line each"},
@@ -875,8 +950,8 @@ struct row {
 
 /* Bins that differ from the CPU's (exactly for counts; for sums, by more
  * than WEIGHT_TOLERANCE), each printed to stderr up to ten. */
-static int wrong_bins(const char *impl, const struct job &job, const void *got, const unsigned *counts,
-                      const double *sums)
+static int wrong_bins(const char *impl, const struct job &job, const void *got,
+                      const unsigned *counts, const double *sums)
 {
     int wrong = 0;
     for (unsigned bin = 0; bin < job.total; bin++) {
@@ -917,6 +992,8 @@ int main(int argc, char **argv)
     struct options opt = options_or_exit(argc, argv, &stage);
 
     /* What the keys are, checked before any GPU is touched. */
+    if (opt.stage_values[OPT_PRINT_BINS] && opt.csv)
+        usage_error(&stage, "--print-bins and --csv cannot be combined: the CSV would break");
     const char *type_name = opt.stage_values[OPT_KEYS] ? opt.stage_values[OPT_KEYS] : "u32";
     enum key_type type = KEY_U32;
     bool known = false;
@@ -994,15 +1071,23 @@ int main(int argc, char **argv)
         fail("out of host memory for %u bins", job.total);
     uint64_t outside = 0;
     switch (type) {
-    case KEY_U8: outside = cpu_bins<uint8_t>(job, cpu_counts, cpu_sums); break;
-    case KEY_U16: outside = cpu_bins<uint16_t>(job, cpu_counts, cpu_sums); break;
-    case KEY_U32: outside = cpu_bins<uint32_t>(job, cpu_counts, cpu_sums); break;
-    case KEY_F32: outside = cpu_bins<float>(job, cpu_counts, cpu_sums); break;
+    case KEY_U8:
+        outside = cpu_bins<uint8_t>(job, cpu_counts, cpu_sums);
+        break;
+    case KEY_U16:
+        outside = cpu_bins<uint16_t>(job, cpu_counts, cpu_sums);
+        break;
+    case KEY_U32:
+        outside = cpu_bins<uint32_t>(job, cpu_counts, cpu_sums);
+        break;
+    case KEY_F32:
+        outside = cpu_bins<float>(job, cpu_counts, cpu_sums);
+        break;
     }
 
     /* The keys (and weights) on the GPU once, for every kernel-only run. */
-    struct on_gpu g = {job, NULL, (size_t)job.total * (weighted ? sizeof(double) : sizeof(unsigned)),
-                       size};
+    struct on_gpu g = {job, NULL,
+                       (size_t)job.total * (weighted ? sizeof(double) : sizeof(unsigned)), size};
     require_gpu_memory(&stage, size + (weighted ? job.n * sizeof(float) : 0) + g.histo_bytes);
     void *dev_keys;
     float *dev_weights = NULL;
@@ -1010,8 +1095,8 @@ int main(int argc, char **argv)
     HANDLE_ERROR(cudaMemcpy(dev_keys, in.buffer, size, cudaMemcpyHostToDevice));
     if (weighted) {
         HANDLE_ERROR(cudaMalloc((void **)&dev_weights, job.n * sizeof(float) + 1));
-        HANDLE_ERROR(cudaMemcpy(dev_weights, host_weights, job.n * sizeof(float),
-                                cudaMemcpyHostToDevice));
+        HANDLE_ERROR(
+            cudaMemcpy(dev_weights, host_weights, job.n * sizeof(float), cudaMemcpyHostToDevice));
     }
     HANDLE_ERROR(cudaMalloc(&g.histo, g.histo_bytes));
     g.job.keys = dev_keys;
@@ -1063,7 +1148,8 @@ int main(int argc, char **argv)
      * after auto's tries, it read 98% (constant keys, 1 GiB). */
     for (int k = -1; k < STRATEGIES; k++) {
         /* k = -1 is auto: the chosen strategy, under its own name */
-        const struct strategy *s = k < 0 ? (chosen >= 0 ? &strategies[chosen] : NULL) : &strategies[k];
+        const struct strategy *s =
+            k < 0 ? (chosen >= 0 ? &strategies[chosen] : NULL) : &strategies[k];
         bool wanted = k < 0 ? strcmp(variant, "auto") == 0 || strcmp(variant, "all") == 0
                             : strcmp(variant, "all") == 0 || strcmp(variant, s->name) == 0;
         if (!wanted || !s)
@@ -1118,10 +1204,18 @@ int main(int argc, char **argv)
                 snprintf(impl + strlen(impl), sizeof impl - strlen(impl), "x%d", channels);
             if (weighted)
                 strncat(impl, "/weighted", sizeof impl - strlen(impl) - 1);
-            struct csv_row row = {stage.dir,      impl,     gpu.name,         in.name,
-                                  size,           generated ? opt.seed : 0,
-                                  rows[i].launch.blocks, rows[i].launch.threads, opt.reps,
-                                  rows[i].t.kernel_ms, rows[i].t.total_ms, rows[i].verified};
+            struct csv_row row = {stage.dir,
+                                  impl,
+                                  gpu.name,
+                                  in.name,
+                                  size,
+                                  generated ? opt.seed : 0,
+                                  rows[i].launch.blocks,
+                                  rows[i].launch.threads,
+                                  opt.reps,
+                                  rows[i].t.kernel_ms,
+                                  rows[i].t.total_ms,
+                                  rows[i].verified};
             print_csv_row(stdout, &row);
         }
     } else {
@@ -1157,9 +1251,9 @@ int main(int argc, char **argv)
         if (chosen >= 0)
             printf("auto:       tried (a) to (d) on these keys in %.1f ms; %s was fastest\n",
                    tuning_ms, strategies[chosen].name);
-        printf("medians of %d runs after %d warm-up; read-bandwidth is the floor: %%: its kernel "
+        printf("medians of %d run%s after %d warm-up; read-bandwidth is the floor: %%: its kernel "
                "time over the\nrow's, x: the row's end-to-end time over its\n\n",
-               opt.reps, WARMUP_RUNS);
+               opt.reps, opt.reps == 1 ? "" : "s", WARMUP_RUNS);
         printf("%-18s %-12s %10s %9s %7s %14s %7s  %s\n", "impl", "launch", "kernel ms", "GB/s",
                "%", "end-to-end ms", "x", "verified");
         for (int i = 0; i < count; i++) {
@@ -1168,7 +1262,8 @@ int main(int argc, char **argv)
             if (r->launch.blocks)
                 snprintf(launch, sizeof launch, "%ldx%d", r->launch.blocks, r->launch.threads);
             if (r->t.kernel_ms > 0)
-                snprintf(percent, sizeof percent, "%.1f", 100 * rows[0].t.kernel_ms / r->t.kernel_ms);
+                snprintf(percent, sizeof percent, "%.1f",
+                         100 * rows[0].t.kernel_ms / r->t.kernel_ms);
             printf("%-18s %-12s %10.4f %9.1f %7s %14.3f %7.3f  %s\n", r->impl, launch,
                    r->t.kernel_ms, gb_per_s(size, r->t.kernel_ms), percent, r->t.total_ms,
                    r->t.total_ms / rows[0].t.total_ms, r->verified ? "yes" : "NO");

@@ -25,6 +25,7 @@ struct any_output {
     size_t bins_printed;
     long long outside; /* the "outside:" line, or -1 */
     bool verified;
+    char out[8192]; /* the start of stdout, but for the bins */
     char err[2048];
 };
 
@@ -41,14 +42,22 @@ static void run_any(const char *args, struct any_output *o, size_t most_bins)
     o->bins = calloc(most_bins ? most_bins : 1, sizeof *o->bins);
     ck_assert(o->bins != NULL);
     char line[512];
+    size_t used = 0;
     while (fgets(line, sizeof line, p)) {
         unsigned long long bin;
         double value;
         long long outside;
         if (sscanf(line, "%llu: %lf", &bin, &value) == 2 && bin == o->bins_printed &&
-            bin < most_bins)
+            bin < most_bins) {
             o->bins[o->bins_printed++] = value;
-        else if (sscanf(line, "outside: %lld", &outside) == 1)
+            continue;
+        }
+        size_t len = strlen(line);
+        if (used + len < sizeof o->out) {
+            memcpy(o->out + used, line, len + 1);
+            used += len;
+        }
+        if (sscanf(line, "outside: %lld", &outside) == 1)
             o->outside = outside;
         else if (strncmp(line, "verified:   yes", 15) == 0)
             o->verified = true;
@@ -105,10 +114,11 @@ static long long reference(enum key type, const unsigned char *keys, size_t n, u
                     bin = bins - 1;
             }
         } else {
-            uint64_t k = type == U8 ? keys[i] : type == U16 ? (uint64_t)(keys[2 * i] | keys[2 * i + 1] << 8)
-                                                            : (uint64_t)keys[4 * i] | (uint64_t)keys[4 * i + 1] << 8 |
-                                                                  (uint64_t)keys[4 * i + 2] << 16 |
-                                                                  (uint64_t)keys[4 * i + 3] << 24;
+            uint64_t k = type == U8    ? keys[i]
+                         : type == U16 ? (uint64_t)(keys[2 * i] | keys[2 * i + 1] << 8)
+                                       : (uint64_t)keys[4 * i] | (uint64_t)keys[4 * i + 1] << 8 |
+                                             (uint64_t)keys[4 * i + 2] << 16 |
+                                             (uint64_t)keys[4 * i + 3] << 24;
             if (k >= lo && k - lo < width)
                 bin = (long long)((k - lo) * bins / width);
         }
@@ -137,8 +147,8 @@ static void assert_bins(const char *args, const struct any_output *o, const doub
                         size_t total, bool weighted)
 {
     ck_assert_msg(o->exit_status == 0, "%s: exit %d: %s", args, o->exit_status, o->err);
-    ck_assert_msg(o->bins_printed == total, "%s: %zu bins printed, want %zu", args,
-                  o->bins_printed, total);
+    ck_assert_msg(o->bins_printed == total, "%s: %zu bins printed, want %zu", args, o->bins_printed,
+                  total);
     for (size_t b = 0; b < total; b++) {
         double tolerance = weighted ? 1e-3 * fmax(fabs(expected[b]), 1.0) : 0;
         ck_assert_msg(fabs(o->bins[b] - expected[b]) <= tolerance, "%s: bin %zu is %.6f, want %.6f",
@@ -148,8 +158,8 @@ static void assert_bins(const char *args, const struct any_output *o, const doub
 
 /* ---------------------------------------------------------- the matrix -- */
 
-static const char *const strategies[] = {"per-warp", "per-block", "cluster", "global",
-                                         "global-plain", "cub", "cub-range", "auto"};
+static const char *const strategies[] = {"per-warp",     "per-block", "cluster",   "global",
+                                         "global-plain", "cub",       "cub-range", "auto"};
 #define STRATEGIES 8
 static const unsigned bin_counts[] = {1, 2, 255, 256, 257, 4096, 65535, 65536, 65537, 1u << 20};
 #define BIN_COUNTS 10
@@ -166,11 +176,15 @@ static void check_case(const char *strategy, enum key type, unsigned bins, enum 
     uint64_t seed = 7 + n + bins;
     size_t bytes = n * key_sizes[type];
     char args[512];
-    snprintf(args, sizeof args, "--variant %s --keys %s --bins %u --data %s --size %zu --seed %llu --reps 1 --print-bins %s",
-             strategy, key_names[type], bins, data_kind_name(kind), bytes, (unsigned long long)seed, extra);
+    snprintf(args, sizeof args,
+             "--variant %s --keys %s --bins %u --data %s --size %zu --seed %llu --reps 1 "
+             "--print-bins %s",
+             strategy, key_names[type], bins, data_kind_name(kind), bytes, (unsigned long long)seed,
+             extra);
     double *expected = calloc(bins, sizeof *expected);
     unsigned char *keys = make_keys(type, kind, bytes, seed);
-    long long outside = reference(type, keys, n, bins, 1, 0, (uint64_t)1 << (8 * key_sizes[type]), 0, 1, NULL, expected);
+    long long outside = reference(type, keys, n, bins, 1, 0, (uint64_t)1 << (8 * key_sizes[type]),
+                                  0, 1, NULL, expected);
     struct any_output o;
     run_any(args, &o, bins);
     if (o.exit_status == EXIT_USAGE && strstr(o.err, "holds at most")) {
@@ -183,7 +197,8 @@ static void check_case(const char *strategy, enum key type, unsigned bins, enum 
     } else {
         assert_bins(args, &o, expected, bins, false); /* first: it says why a run failed */
         ck_assert_msg(o.verified, "%s: no verified line", args);
-        ck_assert_msg(o.outside == outside, "%s: outside %lld, want %lld", args, o.outside, outside);
+        ck_assert_msg(o.outside == outside, "%s: outside %lld, want %lld", args, o.outside,
+                      outside);
     }
     free(o.bins);
     free(expected);
@@ -196,7 +211,7 @@ static void check_case(const char *strategy, enum key type, unsigned bins, enum 
  * size turning with the index. */
 START_TEST(test_every_strategy_key_type_and_bin_count_is_exact)
 {
-    int t = _i % 4, b = _i / 4;
+    int t = _i % 4, b = full_tests() ? _i / 4 : _i; /* the sample: bin count k, types in turn */
     check_case("all", (enum key)t, bin_counts[b], kinds[_i % 3], key_counts[3 + _i % 3], "");
 }
 END_TEST
@@ -205,14 +220,15 @@ END_TEST
  * every size with --variant all. */
 START_TEST(test_each_strategy_on_every_data_kind_is_exact)
 {
-    int s = _i % STRATEGIES, k = _i / STRATEGIES;
+    int s = _i % STRATEGIES, k = full_tests() ? _i / STRATEGIES : _i % 3;
     check_case(strategies[s], _i % 2 ? U8 : U32, s == 0 ? 300 : 4096, kinds[k], 1000003, "");
 }
 END_TEST
 
 START_TEST(test_every_size_is_exact)
 {
-    check_case("all", U32, 4096, kinds[_i % 3], key_counts[_i / 3], "");
+    int size = full_tests() ? _i / 3 : _i; /* the sample: size k, the data kinds in turn */
+    check_case("all", U32, 4096, kinds[_i % 3], key_counts[size], "");
 }
 END_TEST
 
@@ -224,7 +240,8 @@ START_TEST(test_odd_launches_are_exact)
     static const char *const launched[] = {"per-warp", "per-block", "global", "global-plain"};
     check_case(launched[_i % 4], _i % 2 ? U8 : U32, 257, kinds[_i % 3], 1000003, launches[_i % 3]);
     /* a cluster's grid is a whole number of clusters: 257 bins take a cluster of 2 */
-    check_case("cluster", U32, 257, kinds[_i % 3], 1000003, _i % 2 ? "--blocks 2 --threads 64" : "--blocks 4 --threads 96");
+    check_case("cluster", U32, 257, kinds[_i % 3], 1000003,
+               _i % 2 ? "--blocks 2 --threads 64" : "--blocks 4 --threads 96");
 }
 END_TEST
 
@@ -234,8 +251,23 @@ END_TEST
  * just inside and outside it: each in its bin or in none, and counted. */
 START_TEST(test_float_keys_outside_the_range_and_nans_are_in_no_bin)
 {
-    float keys[] = {NAN, -NAN, INFINITY, -INFINITY, -0.0f, 0.0f, 0.25f, 0.5f, 0.75f, 1.0f,
-                    nextafterf(1.0f, 0), nextafterf(0.25f, 0), -1e-30f, 3.0f, 0.1f, 0.9f, 0.5f};
+    float keys[] = {NAN,
+                    -NAN,
+                    INFINITY,
+                    -INFINITY,
+                    -0.0f,
+                    0.0f,
+                    0.25f,
+                    0.5f,
+                    0.75f,
+                    1.0f,
+                    nextafterf(1.0f, 0),
+                    nextafterf(0.25f, 0),
+                    -1e-30f,
+                    3.0f,
+                    0.1f,
+                    0.9f,
+                    0.5f};
     size_t n = sizeof keys / sizeof keys[0];
     char path[] = "/tmp/any_bins_f32_XXXXXX";
     int fd = mkstemp(path);
@@ -246,14 +278,17 @@ START_TEST(test_float_keys_outside_the_range_and_nans_are_in_no_bin)
         for (int r = 0; r < 2; r++) {
             float lo = r ? 0.25f : 0, hi = r ? 0.75f : 1;
             char args[256];
-            snprintf(args, sizeof args, "--file %s --keys f32 --bins 7 --variant %s --reps 1 --print-bins%s",
-                     path, variants[v], r ? " --range 0.25:0.75" : "");
+            snprintf(args, sizeof args,
+                     "--file %s --keys f32 --bins 7 --variant %s --reps 1 --print-bins%s", path,
+                     variants[v], r ? " --range 0.25:0.75" : "");
             double expected[7] = {0};
-            long long outside = reference(F32, (const unsigned char *)keys, n, 7, 1, 0, 0, lo, hi, NULL, expected);
+            long long outside =
+                reference(F32, (const unsigned char *)keys, n, 7, 1, 0, 0, lo, hi, NULL, expected);
             struct any_output o;
             run_any(args, &o, 7);
             assert_bins(args, &o, expected, 7, false);
-            ck_assert_msg(o.outside == outside, "%s: outside %lld, want %lld", args, o.outside, outside);
+            ck_assert_msg(o.outside == outside, "%s: outside %lld, want %lld", args, o.outside,
+                          outside);
             free(o.bins);
         }
     }
@@ -271,15 +306,19 @@ START_TEST(test_integer_ranges_bin_evenly_and_count_the_rest)
         long long lo, hi;
         sscanf(ranges[r], "%lld:%lld", &lo, &hi);
         double expected[100] = {0};
-        long long outside = reference(U16, keys, n, 100, 1, (uint64_t)lo, (uint64_t)(hi - lo), 0, 1, NULL, expected);
+        long long outside = reference(U16, keys, n, 100, 1, (uint64_t)lo, (uint64_t)(hi - lo), 0, 1,
+                                      NULL, expected);
         for (int s = 0; s < 5; s++) {
             char args[256];
-            snprintf(args, sizeof args, "--keys u16 --data skewed --size %zu --seed 3 --bins 100 --range %s --variant %s --reps 1 --print-bins",
+            snprintf(args, sizeof args,
+                     "--keys u16 --data skewed --size %zu --seed 3 --bins 100 --range %s --variant "
+                     "%s --reps 1 --print-bins",
                      bytes, ranges[r], s == 4 ? "cub-range" : strategies[s]);
             struct any_output o;
             run_any(args, &o, 100);
             assert_bins(args, &o, expected, 100, false);
-            ck_assert_msg(o.outside == outside, "%s: outside %lld, want %lld", args, o.outside, outside);
+            ck_assert_msg(o.outside == outside, "%s: outside %lld, want %lld", args, o.outside,
+                          outside);
             free(o.bins);
         }
     }
@@ -291,9 +330,10 @@ END_TEST
 
 START_TEST(test_weights_agree_within_the_tolerance)
 {
-    static const char *const variants[] = {"per-warp", "per-block", "cluster", "global", "global-plain"};
+    static const char *const variants[] = {"per-warp", "per-block", "cluster", "global",
+                                           "global-plain"};
     enum key type = _i % 2 ? F32 : U32;
-    enum data_kind kind = kinds[_i / 2 % 3];
+    enum data_kind kind = kinds[full_tests() ? _i / 2 % 3 : _i % 3];
     size_t n = 1000003, bytes = 4 * n;
     unsigned bins = 1000;
     unsigned char *keys = make_keys(type, kind, bytes, 11);
@@ -304,7 +344,9 @@ START_TEST(test_weights_agree_within_the_tolerance)
     reference(type, keys, n, bins, 1, 0, (uint64_t)1 << 32, 0, 1, weights, expected);
     for (int v = 0; v < 5; v++) {
         char args[256];
-        snprintf(args, sizeof args, "--keys %s --data %s --size %zu --seed 11 --bins %u --weights --variant %s --reps 1 --print-bins",
+        snprintf(args, sizeof args,
+                 "--keys %s --data %s --size %zu --seed 11 --bins %u --weights --variant %s --reps "
+                 "1 --print-bins",
                  key_names[type], data_kind_name(kind), bytes, bins, variants[v]);
         struct any_output o;
         run_any(args, &o, bins);
@@ -318,16 +360,20 @@ END_TEST
 
 START_TEST(test_channels_are_exact)
 {
-    static const char *const variants[] = {"per-warp", "per-block", "cluster", "global", "cub", "auto"};
+    static const char *const variants[] = {"per-warp", "per-block", "cluster",
+                                           "global",   "cub",       "auto"};
     int channels = 2 + _i % 3;
     size_t n = (size_t)channels * 250001;
-    unsigned char *keys = make_keys(U8, kinds[_i / 3 % 3], n, 5);
+    enum data_kind kind = kinds[full_tests() ? _i / 3 % 3 : _i % 3];
+    unsigned char *keys = make_keys(U8, kind, n, 5);
     double expected[4 * 256] = {0};
     reference(U8, keys, n, 256, channels, 0, 256, 0, 1, NULL, expected);
     for (int v = 0; v < 6; v++) {
         char args[256];
-        snprintf(args, sizeof args, "--keys u8 --channels %d --data %s --size %zu --seed 5 --variant %s --reps 1 --print-bins",
-                 channels, data_kind_name(kinds[_i / 3 % 3]), n, variants[v]);
+        snprintf(args, sizeof args,
+                 "--keys u8 --channels %d --data %s --size %zu --seed 5 --variant %s --reps 1 "
+                 "--print-bins",
+                 channels, data_kind_name(kind), n, variants[v]);
         struct any_output o;
         run_any(args, &o, 4 * 256);
         assert_bins(args, &o, expected, (size_t)channels * 256, false);
@@ -348,7 +394,8 @@ START_TEST(test_image_counts_red_green_and_blue)
     static const char *const variants[] = {"per-block", "global", "cub"};
     for (int v = 0; v < 3; v++) {
         char args[256];
-        snprintf(args, sizeof args, "--image ../data/chelsea.bmp --variant %s --reps 1 --print-bins", variants[v]);
+        snprintf(args, sizeof args,
+                 "--image ../data/chelsea.bmp --variant %s --reps 1 --print-bins", variants[v]);
         struct any_output o;
         run_any(args, &o, 3 * 256);
         assert_bins(args, &o, expected, 3 * 256, false);
@@ -368,8 +415,9 @@ START_TEST(test_past_two_to_the_31_keys)
     reference(U8, keys, n, 256, 1, 0, 256, 0, 1, NULL, expected);
     free(keys);
     char args[256];
-    snprintf(args, sizeof args, "--keys u8 --data skewed --size %zu --seed 9 --variant %s --reps 1 --print-bins",
-             n, variants[_i]);
+    snprintf(args, sizeof args,
+             "--keys u8 --data skewed --size %zu --seed 9 --variant %s --reps 1 --print-bins", n,
+             variants[_i]);
     struct any_output o;
     run_any(args, &o, 256);
     assert_bins(args, &o, expected, 256, false);
@@ -380,13 +428,16 @@ END_TEST
 /* A strategy asked for more bins than it holds says its limit and exits 2. */
 START_TEST(test_too_many_bins_for_a_strategy_says_its_limit)
 {
-    static const char *const cases[] = {"--variant per-warp --bins 100000", "--variant per-block --bins 200000",
-                                        "--variant cluster --bins 16M", "--variant cub --keys u16 --bins 65537",
+    static const char *const cases[] = {"--variant per-warp --bins 100000",
+                                        "--variant per-block --bins 200000",
+                                        "--variant cluster --bins 16M",
+                                        "--variant cub --keys u16 --bins 65537",
                                         "--variant cub-range --keys u16 --bins 1M",
                                         "--variant cluster --bins 257 --blocks 3"};
-    static const char *const reasons[] = {"holds at most", "holds at most", "holds at most",
-                                          "holds at most 65536 bins of u16 keys", "NVIDIA/cccl#10976",
-                                          "a multiple of the cluster's blocks"};
+    static const char *const reasons[] = {
+        "holds at most",     "holds at most",
+        "holds at most",     "holds at most 65536 bins of u16 keys",
+        "NVIDIA/cccl#10976", "a multiple of the cluster's blocks"};
     char args[256];
     snprintf(args, sizeof args, "%s --size 1K --reps 1", cases[_i]);
     struct any_output o;
@@ -400,9 +451,39 @@ START_TEST(test_too_many_bins_for_a_strategy_says_its_limit)
 }
 END_TEST
 
+/* The example from a new user: 64M keys into 2^28 bins. CUB's scratch space
+ * for that is more than any GPU holds (a privatized copy of the bins per
+ * block); it is refused with its reason, and the strategies that fit still
+ * run, verified. Whichever strategies run must be right, and any that is
+ * refused must say how much memory it wanted against what is free. */
+START_TEST(test_a_strategy_that_needs_more_memory_than_the_gpu_has_is_refused)
+{
+    struct any_output o;
+    const char *args = "--size 256M --keys u32 --bins 268435456 --reps 1";
+    run_any(args, &o, 0);
+    ck_assert_msg(o.exit_status == 0, "%s: exit %d: %s", args, o.exit_status, o.err);
+    ck_assert_msg(o.verified, "%s: no verified line: %s", args, o.out);
+    /* the report names each refusal on a "not run:" line */
+    const char *refusal = strstr(o.out, "\nnot run:    cub ");
+    const char *end = refusal ? strchr(refusal + 1, '\n') : NULL;
+    const char *mib = refusal ? strstr(refusal, " MiB") : NULL;
+    ck_assert_msg(refusal && mib && mib < end, "%s: no 'not run: cub ... MiB' line: %s", args,
+                  o.out);
+    ck_assert_msg(strstr(o.out, "\nglobal "), "%s: global did not run: %s", args, o.out);
+    free(o.bins);
+    /* asked for alone, the refusal is the one-line reason of a usage error */
+    run_any("--size 256M --keys u32 --bins 268435456 --reps 1 --variant cub", &o, 0);
+    ck_assert_msg(o.exit_status == EXIT_USAGE && strstr(o.err, "MiB"), "exit %d: %s", o.exit_status,
+                  o.err);
+    free(o.bins);
+}
+END_TEST
+
 /* ------------------------------------------------- usage, with no GPU -- */
 
-struct bad { const char *args, *reason; };
+struct bad {
+    const char *args, *reason;
+};
 static const struct bad bad_usages[] = {
     {"--bins 0", "--bins must be 1 to"},
     {"--bins 268435457", "--bins must be 1 to 268435456"},
@@ -472,21 +553,32 @@ int main(int argc, char **argv)
     if (!can_run_stage())
         suite_add_tcase(suite, no_gpu);
 
+    /* make test: each bin count once (the key types in turn), each strategy
+     * once, each size once, four launches, one weighted and one of each
+     * channel count; past 2^31 keys in test-full */
     TCase *gpu = tcase_create("gpu");
     tcase_set_timeout(gpu, 1200);
-    int gpu_checks = 0;
-    tcase_add_loop_test(gpu, test_every_strategy_key_type_and_bin_count_is_exact, 0, 4 * BIN_COUNTS);
-    tcase_add_loop_test(gpu, test_each_strategy_on_every_data_kind_is_exact, 0, STRATEGIES * 3);
-    tcase_add_loop_test(gpu, test_every_size_is_exact, 0, 3 * KEY_COUNTS);
-    tcase_add_loop_test(gpu, test_odd_launches_are_exact, 0, 15);
+    int bin_counts = cases(4 * BIN_COUNTS, BIN_COUNTS);
+    tcase_add_loop_test(gpu, test_every_strategy_key_type_and_bin_count_is_exact, 0, bin_counts);
+    int strategies_each = cases(STRATEGIES * 3, STRATEGIES);
+    tcase_add_loop_test(gpu, test_each_strategy_on_every_data_kind_is_exact, 0, strategies_each);
+    int sizes = cases(3 * KEY_COUNTS, KEY_COUNTS);
+    tcase_add_loop_test(gpu, test_every_size_is_exact, 0, sizes);
+    int launches = cases(15, 4);
+    tcase_add_loop_test(gpu, test_odd_launches_are_exact, 0, launches);
     tcase_add_test(gpu, test_float_keys_outside_the_range_and_nans_are_in_no_bin);
     tcase_add_test(gpu, test_integer_ranges_bin_evenly_and_count_the_rest);
-    tcase_add_loop_test(gpu, test_weights_agree_within_the_tolerance, 0, 6);
-    tcase_add_loop_test(gpu, test_channels_are_exact, 0, 9);
+    int weights = cases(6, 2);
+    tcase_add_loop_test(gpu, test_weights_agree_within_the_tolerance, 0, weights);
+    int channels = cases(9, 3);
+    tcase_add_loop_test(gpu, test_channels_are_exact, 0, channels);
     tcase_add_test(gpu, test_image_counts_red_green_and_blue);
-    tcase_add_loop_test(gpu, test_past_two_to_the_31_keys, 0, 3);
+    int past_2_31 = cases(3, 0);
+    tcase_add_loop_test(gpu, test_past_two_to_the_31_keys, 0, past_2_31);
     tcase_add_loop_test(gpu, test_too_many_bins_for_a_strategy_says_its_limit, 0, 6);
-    gpu_checks = 4 * BIN_COUNTS + STRATEGIES * 3 + 3 * KEY_COUNTS + 15 + 2 + 6 + 9 + 1 + 3 + 6;
+    tcase_add_test(gpu, test_a_strategy_that_needs_more_memory_than_the_gpu_has_is_refused);
+    int gpu_checks = bin_counts + strategies_each + sizes + launches + 2 + weights + channels + 1 +
+                     past_2_31 + 6 + 1;
     add_if_runnable(suite, gpu, gpu_checks);
     return run_suite(suite);
 }
