@@ -2,13 +2,15 @@
 # make demo: runs every stage in stages.txt (or the stages named as arguments:
 # plots/demo.sh 01_cpu 03_shared_atomics) on the same input, the book's 100 MiB
 # of random bytes unless DEMO_ARGS says otherwise, and prints one table, side
-# by side. A stage that cannot run here is listed as skipped, with its reason.
+# by side. A stage that cannot run here is listed as skipped, with its reason;
+# the progress lines count its other runs as skipped with it.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 source common/stages.sh
 source plots/runs.sh
 source plots/csv.sh
+source plots/machine.sh # host_cpu: the CPU model, as PoCL names it too
 
 demo_args=${DEMO_ARGS:-}
 
@@ -43,29 +45,41 @@ runs_of() {
     done < <(stage_runs "$stage")
 }
 
-row_format="%-18s %-20s %-12s %-8s %-28s %10s %13s %9s  %s\n"
 failures=0 done_runs=0
 total_runs=$(for stage in "${demo_stages[@]}"; do runs_of "$stage"; done | wc -l)
 table=$(mktemp) err=$(mktemp)
 trap 'rm -f "$table" "$err"' EXIT
+# The table's rows, tab-separated, for demo-table.awk to line up at the end:
+# stage impl input launch kernel_ms total_ms gbps verified device, or a stage and why it gave none.
 for stage in "${demo_stages[@]}"; do
-    while IFS='|' read -r program options; do
+    mapfile -t runs < <(runs_of "$stage")
+    for ((run = 0; run < ${#runs[@]}; run++)); do
+        IFS='|' read -r program options <<<"${runs[run]}"
         done_runs=$((done_runs + 1))
         echo "[$done_runs/$total_runs] $program $options $demo_args" >&2
+        skipped=""
         if [ ! -x "$program" ]; then
-            printf "%-18s skipped: %s was not built (see make's notes above)\n" "$stage" "$program" >>"$table"
-            break
+            skipped="$program was not built (see make's notes above)"
+        else
+            # shellcheck disable=SC2086 # options are words on purpose
+            csv=$("$program" $options $demo_args --csv 2>"$err")
+            status=$?
+            [ $status -ne 77 ] || skipped=$(head -1 "$err" | sed 's/^[^:]*: //')
         fi
-        # shellcheck disable=SC2086 # options are words on purpose
-        csv=$("$program" $options $demo_args --csv 2>"$err")
-        status=$?
-        if [ $status -eq 77 ]; then
-            printf "%-18s skipped: %s\n" "$stage" "$(head -1 "$err" | sed 's/^[^:]*: //')" >>"$table"
-            break # the stage's other rows would say the same
+        if [ -n "$skipped" ]; then
+            printf "%s\tskipped: %s\n" "$stage" "$skipped" >>"$table"
+            # the stage's other runs would say the same: counted as skipped with this one
+            rest=$((${#runs[@]} - run - 1))
+            if [ $rest -gt 0 ]; then
+                echo "[$((done_runs + 1))$([ $rest -eq 1 ] || echo "-$((done_runs + rest))")/$total_runs]" \
+                     "skipped with it: $stage's other $([ $rest -eq 1 ] && echo run || echo "$rest runs")" >&2
+                done_runs=$((done_runs + rest))
+            fi
+            break
         fi
         rows=$(echo "$csv" | sed 1d) # a stage with variants prints a row for each
         if [ $status -ne 0 ] || [ -z "$rows" ]; then
-            printf "%-18s FAILED (exit %d): %s\n" "$stage" $status "$(head -1 "$err")" >>"$table"
+            printf "%s\tFAILED (exit %d): %s\n" "$stage" $status "$(head -1 "$err")" >>"$table"
             failures=$((failures + 1))
             continue
         fi
@@ -79,16 +93,15 @@ for stage in "${demo_stages[@]}"; do
             kernel=${FIELDS[9]} gbps=${FIELDS[11]}
             # a plain copy (06's floor): no launch and no kernel time, so nothing to show
             [ "${FIELDS[7]}" = 0 ] && [ "$kernel" = 0.0000 ] && kernel=- gbps=-
-            printf "$row_format" "${FIELDS[0]}" "${FIELDS[1]}" "${FIELDS[3]##*/}" "$shape" \
-                "${FIELDS[2]:0:28}" "$kernel" "${FIELDS[10]}" "$gbps" "${FIELDS[12]}" >>"$table"
+            printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n" "${FIELDS[0]}" "${FIELDS[1]}" "${FIELDS[3]##*/}" \
+                "$shape" "$kernel" "${FIELDS[10]}" "$gbps" "${FIELDS[12]}" "${FIELDS[2]}" >>"$table"
         done <<<"$rows"
-    done < <(runs_of "$stage")
+    done
 done
 
 echo
 book_input="the book's 100 MiB of uniform random bytes"
 echo "input: ${demo_args:-$book_input}; median of repeats after a warm-up"
-printf "$row_format" stage impl input launch device "kernel ms" "end-to-end ms" "GB/s" verified
-cat "$table"
+awk -v host_cpu="$host_cpu" -f plots/demo-table.awk "$table"
 echo "(launch: blocks x threads on a GPU, CPU threads as Nt; GB/s: input bytes over kernel time)"
 [ $failures -eq 0 ]

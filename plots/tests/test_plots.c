@@ -1,9 +1,11 @@
 /*
  * test_plots.c - make bench writes the documented columns and one verified
  * row per stage and input for every stage of stages.txt that runs here (on a
- * small size), make demo has a line for every stage, every gnuplot script
- * renders a non-empty PNG from the fixture CSVs (four made-up machines), the
- * chart of every machine names them all, the coarsening chart has a line per
+ * small size), make demo has a line for every stage, counts every run up to
+ * its total and shows names whole in lined-up columns, every gnuplot script
+ * renders a non-empty PNG from the fixture CSVs (four made-up machines), no
+ * stages chart cuts a label, the chart of every machine names them all, the
+ * coarsening chart has a line per
  * variant, and the labels and the side-by-side table follow stages.txt. The
  * table of one machine shows each GPU row as a % of the rated peak where the
  * CSV has it (empty where not) and of the read bandwidth, the stages a marker
@@ -57,6 +59,48 @@ static char *read_text(const char *path)
     ck_assert(text != NULL);
     text[size] = '\0';
     return (char *)text;
+}
+
+/* What a command did: its exit status, its whole stdout and stderr (to free). */
+struct ran {
+    int status;
+    char *out, *err;
+};
+
+static struct ran run_command(const char *command)
+{
+    char dir[] = "/tmp/plots_run_XXXXXX", line[4096], path[64];
+    ck_assert(mkdtemp(dir) != NULL);
+    snprintf(line, sizeof line, "%s >%s/out 2>%s/err", command, dir, dir);
+    struct ran r = {.status = shell(line)};
+    snprintf(path, sizeof path, "%s/out", dir);
+    r.out = read_text(path);
+    snprintf(path, sizeof path, "%s/err", dir);
+    r.err = read_text(path);
+    snprintf(line, sizeof line, "rm -rf '%s'", dir);
+    shell(line);
+    return r;
+}
+
+static void free_ran(struct ran *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+/* true when text is one line, ending in a newline */
+static bool one_line(const char *text)
+{
+    const char *end = strchr(text, '\n');
+    return end && end != text && end[1] == '\0';
+}
+
+static int lines_in(const char *text)
+{
+    int lines = 0;
+    for (const char *c = text; *c; c++)
+        lines += *c == '\n';
+    return lines;
 }
 
 /* --------------------------------------------------------------- stages -- */
@@ -179,7 +223,8 @@ START_TEST(test_bench_only_replaces_the_matching_rows_alone)
              " echo '01_cpu,book,made-up,uniform,65536,1,0,0,1,1,1,1,yes,,main,OLD,,,,' >>$csv &&"
              " echo '01_cpu,book,made-up,skewed,65536,1,0,0,1,1,1,1,yes,,main,OLD,,,,' >>$csv &&"
              " BENCH_SIZE=64K BENCH_REPS=1 BENCH_SWEEPS=no BENCH_OUT=%s"
-             " BENCH_ONLY='^main\\|01_cpu/hist_cpu\\|--data skewed --size 64K$' plots/bench.sh 2>/dev/null &&"
+             " BENCH_ONLY='^main\\|01_cpu/hist_cpu\\|--data skewed --size 64K$'"
+             " plots/bench.sh 2>/dev/null &&"
              " grep -q '^01_cpu,book,made-up,uniform,.*,OLD,' $csv &&"
              " ! grep -q ',skewed,.*,OLD,' $csv &&"
              " grep -q '^01_cpu,book,[^,]*,skewed,65536,.*,yes,,main,' $csv &&"
@@ -224,7 +269,124 @@ START_TEST(test_demo_of_named_stages_runs_those_alone)
             ck_assert_msg(!has_line_starting(table, listed[p].folder), "%s ran:\n%s",
                           listed[p].folder, table);
     free(table);
-    ck_assert_int_eq(shell("./demo.sh 99_no_such_stage >/dev/null 2>&1"), 2);
+    struct ran refused = run_command("./demo.sh 99_no_such_stage");
+    ck_assert_int_eq(refused.status, 2);
+    ck_assert_str_eq(refused.err, "demo: 99_no_such_stage is not a stage in stages.txt\n");
+    free_ran(&refused);
+}
+END_TEST
+
+/* The progress lines count every run up to the total: the runs of a stage
+ * that cannot run here are counted with the one that said so
+ * ("[6-7/14] skipped with it: 03_shared_atomics's other 2 runs"). */
+START_TEST(test_demo_counts_every_run_up_to_the_total)
+{
+    struct ran r = run_command("DEMO_ARGS='--size 1K --reps 1' ./demo.sh");
+    ck_assert_msg(r.status == 0, "exit %d:\n%s%s", r.status, r.out, r.err);
+    int counted = 0, total = 0;
+    for (const char *line = r.err; line && *line;
+         line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        int first, last, of;
+        if (sscanf(line, "[%d-%d/%d]", &first, &last, &of) == 3)
+            ;
+        else if (sscanf(line, "[%d/%d]", &first, &of) == 2)
+            last = first;
+        else
+            continue;
+        ck_assert_msg(first == counted + 1 && last >= first, "not the next run: %.80s", line);
+        ck_assert_msg(total == 0 || of == total, "another total: %.80s", line);
+        counted = last;
+        total = of;
+    }
+    ck_assert_msg(total > 0 && counted == total, "counted %d of %d:\n%s", counted, total, r.err);
+    free_ran(&r);
+}
+END_TEST
+
+/* The column, from 0, where a heading of the table's first line ends */
+static int heading_end(const char *table, const char *heading)
+{
+    const char *at = strstr(table, heading);
+    ck_assert_msg(at && at < strchr(table, '\n'), "no heading '%s':\n%s", heading, table);
+    return (int)(at - table) + (int)strlen(heading);
+}
+
+/* demo-table.awk lines up the demo's rows, each column as wide as its widest
+ * cell: a device or a 07 variant of any length shows whole, and every number
+ * ends under the end of its heading. PoCL's name for its CPU device
+ * (driver-LLVM's CPU-model) is shown as the CPU's model, "(PoCL)" after it. */
+/* A kernel-only median above the end-to-end one (seen on PoCL on a busy
+ * 2-core machine: two medians of different runs) is marked and explained;
+ * an ordinary row is not. */
+START_TEST(test_demo_table_explains_a_kernel_time_above_the_trip)
+{
+    char rows[] = "/tmp/plots_demo_XXXXXX", command[512];
+    int fd = mkstemp(rows);
+    ck_assert(fd >= 0);
+    const char *made_up =
+        "04_opencl_port\topencl-local-atomics\tuniform\t4x256\t666.5405\t657.6718\t0.157\tyes\tX\n"
+        "01_cpu\tbook\tuniform\t1t\t38.2509\t38.2509\t2.741\tyes\tX\n";
+    ck_assert(write(fd, made_up, strlen(made_up)) == (ssize_t)strlen(made_up));
+    close(fd);
+    snprintf(command, sizeof command, "awk -f demo-table.awk %s", rows);
+    char *table = output_of(command);
+    unlink(rows);
+    ck_assert_msg(strstr(table, "657.6718 *") && !strstr(table, "38.2509 *"), "%s", table);
+    ck_assert_msg(
+        strstr(table, "\n* kernel above end to end: the two are medians of different runs"), "%s",
+        table);
+    free(table);
+}
+END_TEST
+
+START_TEST(test_demo_table_shows_long_names_whole_and_lined_up)
+{
+    char rows[] = "/tmp/plots_demo_XXXXXX", command[512];
+    int fd = mkstemp(rows);
+    ck_assert(fd >= 0);
+    const char *long_gpu = "Fixture GPU whose name is much longer than 28 characters";
+    char made_up[2048];
+    snprintf(
+        made_up, sizeof made_up,
+        "01_cpu\tbook\tuniform\t1t\t84.6845\t84.6845\t1.238\tyes\tFixture CPU 9000\n"
+        "02_global_atomics\tskipped: cannot run here: no CUDA device\n"
+        "04_opencl_port\topencl-local-atomics\tuniform\t32x256\t125.7431\t208.6074\t0.834\t"
+        "yes\tpthread-skylake-avx512-Fixture CPU 9000\n"
+        "04_opencl_port\topencl-local-atomics\tchelsea.bmp\t264x256\t0.0078\t0.1128\t17.293\t"
+        "yes\t%s\n"
+        "07_any_bins\tauto:global-plain/u32/1048576\tuniform\t660x256\t3.9620\t143.2080\t271.000\t"
+        "yes\t%s\n",
+        long_gpu, long_gpu);
+    ck_assert(write(fd, made_up, strlen(made_up)) == (ssize_t)strlen(made_up));
+    close(fd);
+    snprintf(command, sizeof command, "awk -v host_cpu='Fixture CPU 9000' -f demo-table.awk %s",
+             rows);
+    char *table = output_of(command);
+    unlink(rows);
+    ck_assert_int_eq(lines_in(table), 6);
+    char whole[128];
+    snprintf(whole, sizeof whole, "  %s\n", long_gpu);
+    ck_assert_msg(strstr(table, whole), "the device is cut:\n%s", table);
+    ck_assert_msg(strstr(table, " auto:global-plain/u32/1048576  "), "the variant is cut:\n%s",
+                  table);
+    ck_assert_msg(strstr(table, "  Fixture CPU 9000 (PoCL)\n") && !strstr(table, "pthread-"),
+                  "PoCL's device is not named by its CPU:\n%s", table);
+    ck_assert_msg(strstr(table, "\n02_global_atomics  skipped: cannot run here: no CUDA device\n"),
+                  "%s", table);
+    const char *numbers[] = {"kernel ms", "end-to-end ms", "GB/s"};
+    int device = heading_end(table, "device") - (int)strlen("device");
+    for (const char *line = strchr(table, '\n') + 1; *line; line = strchr(line, '\n') + 1) {
+        if (strstr(line, "skipped: ") == line + strlen("02_global_atomics  "))
+            continue;
+        for (int n = 0; n < 3; n++) {
+            int end = heading_end(table, numbers[n]);
+            ck_assert_msg(line[end - 1] >= '0' && line[end - 1] <= '9' && line[end] == ' ',
+                          "not under '%s': %.*s", numbers[n], (int)strcspn(line, "\n"), line);
+        }
+        ck_assert_msg(strncmp(line + device, "Fixture", 7) == 0, "not under 'device': %.*s",
+                      (int)strcspn(line, "\n"), line);
+    }
+    free(table);
 }
 END_TEST
 
@@ -318,10 +480,9 @@ START_TEST(test_coarsening_chart_has_a_line_per_variant_and_input)
     char path[256];
     snprintf(path, sizeof path, "%s/fixture-gpu2-coarsening.svg", figures);
     char *svg = read_text(path);
-    const char *const lines[] = {"book-occupancy x 256 threads, uniform",
-                                 "unrolled x 1024 threads, uniform",
-                                 "book-occupancy x 256 threads, constant",
-                                 "unrolled x 1024 threads, constant"};
+    const char *const lines[] = {
+        "book-occupancy x 256 threads, uniform", "unrolled x 1024 threads, uniform",
+        "book-occupancy x 256 threads, constant", "unrolled x 1024 threads, constant"};
     for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
         char text[128];
         snprintf(text, sizeof text, "<text>%s</text>", lines[i]);
@@ -383,6 +544,74 @@ START_TEST(test_plots_leave_out_make_profiles_csv)
     ck_assert_msg(shell(command) != 0, "a chart was drawn from the profile CSV in %s", dir);
     snprintf(command, sizeof command, "test -s %s/figures/fixture-gpu2-contention.png", dir);
     ck_assert_int_eq(shell(command), 0);
+    snprintf(command, sizeof command, "rm -rf '%s'", dir);
+    shell(command);
+}
+END_TEST
+
+/* The dark pixels of a PNG in its two outermost rows and columns: where a
+ * label runs off the picture, its cut letters are there. gnuplot reads the
+ * picture back, a line per pixel (x, y, red, green, blue); -1: it could not. */
+static long dark_pixels_at_the_edges(const char *png)
+{
+    char command[1024];
+    snprintf(command, sizeof command,
+             "gnuplot -e \"set table '/dev/stdout'; plot '%s' binary filetype=png with rgbimage\""
+             " 2>/dev/null | awk '/^#/ || !NF { next } { pixels++; if ($1 > w) w = $1; if ($2 > h)"
+             " h = $2 } $3 + $4 + $5 < 384 { x[++n] = $1; y[n] = $2 } END { for (i = 1; i <= n;"
+             " i++) edge += x[i] <= 1 || y[i] <= 1 || x[i] >= w - 1 || y[i] >= h - 1;"
+             " print pixels ? edge + 0 : -1 }'",
+             png);
+    char *count = output_of(command);
+    long dark = strtol(count, NULL, 10);
+    free(count);
+    return dark;
+}
+
+/* Every label of a stages chart shows whole: the picture is as wide as its
+ * last labels reach (turned 30 degrees, each starts at its tick) and as deep
+ * as its longest. Fixture GPU 3's last label, "07 cub/u32/256", was cut. */
+START_TEST(test_stages_charts_show_every_label_whole)
+{
+    int checked = 0;
+    for (int c = 0; c < CHARTS; c++) {
+        if (!strstr(charts[c], "-stages-"))
+            continue;
+        char path[256];
+        snprintf(path, sizeof path, "%s/%s.png", figures, charts[c]);
+        long dark = dark_pixels_at_the_edges(path);
+        ck_assert_msg(dark >= 0, "gnuplot cannot read %s back (built without libgd?)", path);
+        ck_assert_msg(dark == 0, "%s: %ld dark pixels at its edges: a label is cut", path, dark);
+        checked++;
+    }
+    ck_assert_int_ge(checked, 5);
+}
+END_TEST
+
+/* The same where the labels are at their longest at the end: many bars, the
+ * last three of 07 with a launch and a second run ("..., 4x the blocks"). */
+START_TEST(test_stages_chart_makes_room_for_long_last_labels)
+{
+    char dir[] = "/tmp/plots_labels_XXXXXX", path[256], command[1024];
+    ck_assert(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/stages", dir);
+    FILE *data = fopen(path, "w");
+    ck_assert(data != NULL);
+    for (int row = 0; row < 24; row++)
+        fprintf(data, "\"0%d variant %d\"\t%g\t%g\n", row / 4 + 1, row, 0.1 * (row + 1), 10.0);
+    for (int row = 0; row < 3; row++)
+        fprintf(data, "\"07 auto:global-plain/u32/1048576 660x256, %dx the blocks\"\t0.2\t15\n",
+                row + 2);
+    fclose(data);
+    snprintf(command, sizeof command,
+             "cd .. && gnuplot -e \"data='%s'; out='%s/long'; title='Long labels'\""
+             " plots/gnuplot/stages.gp",
+             path, dir);
+    ck_assert_int_eq(shell(command), 0);
+    snprintf(path, sizeof path, "%s/long.png", dir);
+    long dark = dark_pixels_at_the_edges(path);
+    ck_assert_msg(dark >= 0, "gnuplot cannot read %s back (built without libgd?)", path);
+    ck_assert_msg(dark == 0, "%s: %ld dark pixels at its edges: a label is cut", path, dark);
     snprintf(command, sizeof command, "rm -rf '%s'", dir);
     shell(command);
 }
@@ -486,14 +715,6 @@ static char *table_of(const char *stages, const char *csv)
     return output_of(command);
 }
 
-static int lines_in(const char *text)
-{
-    int lines = 0;
-    for (const char *c = text; *c; c++)
-        lines += *c == '\n';
-    return lines;
-}
-
 /* Fixture GPU 3's CSV has a rated peak of 800 GB/s: each GPU row's GB/s over it */
 START_TEST(test_table_shows_each_gpu_row_as_a_share_of_the_rated_peak)
 {
@@ -533,6 +754,17 @@ START_TEST(test_table_leaves_the_rated_share_empty_without_a_rated_row)
 }
 END_TEST
 
+/* Whether a Markdown table has a row of the stage: a line "| stage | ..." */
+static bool has_row_of(const char *table, const char *stage)
+{
+    size_t n = strlen(stage);
+    for (const char *line = table; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+        if (strncmp(line, "| ", 2) == 0 && strncmp(line + 2, stage, n) == 0 &&
+            strncmp(line + 2 + n, " | ", 3) == 0)
+            return true;
+    return false;
+}
+
 /* Whether every row of a table (its two header lines aside) is of one of the stages */
 static bool rows_only_of(const char *table, const char *const *stages, int count)
 {
@@ -570,9 +802,13 @@ START_TEST(test_table_of_named_stages_has_their_rows_and_the_yardsticks)
     ck_assert_int_eq(lines_in(table), 2 + 3);
     free(table);
     /* a name that is not a stage is an error, not an empty table */
-    ck_assert_int_ne(shell("awk -v chart=table -v stages=05_privatised -f rows.awk "
-                           "tests/fixture/fixture-gpu3.csv >/dev/null 2>&1"),
-                     0);
+    struct ran refused = run_command("awk -v chart=table -v stages=05_privatised "
+                                     "-v registry=../stages.txt -f rows.awk "
+                                     "tests/fixture/fixture-gpu3.csv");
+    ck_assert_int_eq(refused.status, 2);
+    ck_assert_str_eq(refused.err, "rows.awk: 05_privatised is not a stage of ../stages.txt\n");
+    ck_assert_str_eq(refused.out, "");
+    free_ran(&refused);
 }
 END_TEST
 
@@ -630,11 +866,9 @@ START_TEST(test_sync_docs_fills_table_markers_old_and_new)
     snprintf(expected, sizeof expected,
              "<!-- table: plots/tests/fixture/fixture-gpu3.csv -->\n%s\nIts stage 06:\n", every);
     ck_assert_msg(strstr(after, expected), "%s", after);
-    for (int p = 0; p < listed_count; p++) {
-        char row[128];
-        snprintf(row, sizeof row, "\n| %s | ", listed[p].folder);
-        ck_assert_msg(strstr(every, row), "no %s in the whole table:\n%s", listed[p].folder, every);
-    }
+    for (int p = 0; p < listed_count; p++)
+        ck_assert_msg(has_row_of(every, listed[p].folder), "no %s in the whole table:\n%s",
+                      listed[p].folder, every);
     /* the new form: 06's rows and the yardsticks */
     char *streams = table_of("06_streams", "tests/fixture/fixture-gpu3.csv");
     snprintf(expected, sizeof expected,
@@ -649,7 +883,13 @@ START_TEST(test_sync_docs_fills_table_markers_old_and_new)
     fputs("<!-- table: plots/tests/fixture/fixture-gpu3.csv 99_no_such_stage -->\n", f);
     fclose(f);
     char *appended = read_text(doc);
-    ck_assert_int_ne(shell(command), 0);
+    struct ran refused = run_command(command);
+    ck_assert_msg(refused.status != 0, "sync-docs took a stage that is not one:\n%s", refused.err);
+    ck_assert_msg(
+        strstr(refused.err, "rows.awk: 99_no_such_stage is not a stage of stages.txt\n") &&
+            strstr(refused.err, "sync-docs: ") && strstr(refused.err, " left as it was\n"),
+        "%s", refused.err);
+    free_ran(&refused);
     char *kept = read_text(doc);
     ck_assert_str_eq(kept, appended);
     free(kept);
@@ -701,40 +941,6 @@ START_TEST(test_plots_without_gnuplot_say_so_and_keep_the_csvs)
 END_TEST
 
 /* -------------------------------------------------------------- profile -- */
-
-/* What a command did: its exit status, its whole stdout and stderr (to free). */
-struct ran {
-    int status;
-    char *out, *err;
-};
-
-static struct ran run_command(const char *command)
-{
-    char dir[] = "/tmp/plots_run_XXXXXX", line[4096], path[64];
-    ck_assert(mkdtemp(dir) != NULL);
-    snprintf(line, sizeof line, "%s >%s/out 2>%s/err", command, dir, dir);
-    struct ran r = {.status = shell(line)};
-    snprintf(path, sizeof path, "%s/out", dir);
-    r.out = read_text(path);
-    snprintf(path, sizeof path, "%s/err", dir);
-    r.err = read_text(path);
-    snprintf(line, sizeof line, "rm -rf '%s'", dir);
-    shell(line);
-    return r;
-}
-
-static void free_ran(struct ran *r)
-{
-    free(r->out);
-    free(r->err);
-}
-
-/* true when text is one line, ending in a newline */
-static bool one_line(const char *text)
-{
-    const char *end = strchr(text, '\n');
-    return end && end != text && end[1] == '\0';
-}
 
 /* profile.sh with these knobs, writing into a new folder: it must exit with
  * status, say why in one line on stderr that holds every word of says, and
@@ -874,6 +1080,9 @@ int main(void)
     tcase_add_test(bench, test_bench_only_replaces_the_matching_rows_alone);
     tcase_add_test(bench, test_demo_has_a_line_for_every_stage_in_stages_txt);
     tcase_add_test(bench, test_demo_of_named_stages_runs_those_alone);
+    tcase_add_test(bench, test_demo_counts_every_run_up_to_the_total);
+    tcase_add_test(bench, test_demo_table_shows_long_names_whole_and_lined_up);
+    tcase_add_test(bench, test_demo_table_explains_a_kernel_time_above_the_trip);
     suite_add_tcase(suite, bench);
 
     TCase *rows = tcase_create("rows");
@@ -933,9 +1142,11 @@ int main(void)
         tcase_add_test(plots, test_machines_chart_grows_with_the_machines);
         tcase_add_test(plots, test_coarsening_chart_has_a_line_per_variant_and_input);
         tcase_add_test(plots, test_plots_leave_out_make_profiles_csv);
+        tcase_add_test(plots, test_stages_charts_show_every_label_whole);
+        tcase_add_test(plots, test_stages_chart_makes_room_for_long_last_labels);
         drawn = true;
     } else {
-        skipped += CHARTS + 4;
+        skipped += CHARTS + 6;
     }
     suite_add_tcase(suite, plots);
 
