@@ -184,8 +184,12 @@ START_TEST(test_quote_is_in_the_source)
     char stage[256];
     snprintf(stage, sizeof stage, "%s", quote->chapter + strlen("chapters/"));
     stage[strcspn(stage, ".")] = '\0'; /* chapters/03_shared_atomics.md -> 03_shared_atomics */
-    const char *patterns[] = {"../%s/*.c",       "../%s/*.cu",       "../%s/*.cl",
-                              "../common/*.c",   "../common/*.h",    "../common/*.cuh",
+    const char *patterns[] = {"../%s/*.c",
+                              "../%s/*.cu",
+                              "../%s/*.cl",
+                              "../common/*.c",
+                              "../common/*.h",
+                              "../common/*.cuh",
                               "../plots/read_bandwidth/*.cu"};
     bool found = false;
     for (size_t p = 0; p < sizeof patterns / sizeof patterns[0] && !found; p++) {
@@ -234,8 +238,8 @@ START_TEST(test_every_relative_link_exists)
             continue;
         char path[512];
         snprintf(path, sizeof path, "%.*s", (int)len, target);
-        ck_assert_msg(access(path, F_OK) == 0, "%s: the link (%s) leads nowhere",
-                      chapter->chapter, path);
+        ck_assert_msg(access(path, F_OK) == 0, "%s: the link (%s) leads nowhere", chapter->chapter,
+                      path);
         links++;
     }
     ck_assert_msg(links > 0, "%s: no relative links found: is the parser broken?",
@@ -275,8 +279,8 @@ static int linked_csvs(const char *text, size_t len, char csvs[][512], int most)
     for (const char *at = strstr(text, "](../plots/results/"); at && at < end && count < most;
          at = strstr(at + 2, "](../plots/results/")) {
         size_t n = strcspn(at + 2, ")#\n ");
-        if (n < 5 || (strncmp(at + 2 + n - 4, ".csv", 4) != 0 &&
-                      strncmp(at + 2 + n - 4, ".txt", 4) != 0))
+        if (n < 5 ||
+            (strncmp(at + 2 + n - 4, ".csv", 4) != 0 && strncmp(at + 2 + n - 4, ".txt", 4) != 0))
             continue;
         snprintf(csvs[count], 512, "%.*s", (int)n, at + 2);
         bool seen = false; /* each file once, however often it is linked */
@@ -385,7 +389,7 @@ int main(void)
     srunner_run_all(runner, CK_NORMAL);
     int failed = srunner_ntests_failed(runner);
     srunner_free(runner);
-    printf("chapters: %d quotes, %d recorded outputs, %d files' links\n", quote_count,
-           output_count, chapter_count);
+    printf("chapters: %d quotes, %d recorded outputs, %d files' links\n", quote_count, output_count,
+           chapter_count);
     return failed == 0 ? EXIT_OK : EXIT_FAILED;
 }
