@@ -1,18 +1,28 @@
 # exercises/exercise.mk - how every exercise builds and checks itself, written once.
-# An exercise's Makefile names its program, the file you edit, and its kind:
-#     PROGRAM := cpu_threads        (you edit cpu_threads.c, or .cu for CUDA)
+# An exercise's Makefile names its program and its kind:
+#     PROGRAM := cpu_threads        (the program: cpu_threads.c, or race.cu for CUDA)
 #     GPU     := no                 (yes: a CUDA exercise; OPENCL := yes: an OpenCL one)
 #     include ../exercise.mk
+# The file you edit is the one the solution holds: a CUDA exercise's is
+# PROGRAM_yours.cuh, which the given program PROGRAM.cu includes.
 #
-#   make check              build your file and the check, and run the check
+#   make check              build your files and the check, and run the check: it exits 0
+#                           passed, 1 failing, or 77 not checked (this machine cannot run
+#                           the program: no GPU), which make reports as "Error 77"
 #   make check SOLUTION=1   the same with the reference solution (../solutions/<exercise>/)
 #   make check MUTANT=NAME  the same with a wrong solution, ../solutions/<exercise>/mutants/NAME.patch
 #                           (the solution with one classic mistake: its check must fail)
+#   make check CHECK_ALL=1  run every group of checks, not only up to the first that fails
 #   make run ARGS='...'     run your program
 NAME := $(notdir $(CURDIR))
 SOLUTION_DIR := ../solutions/$(NAME)
 # Your files: what make status compares with the last check's.
 YOURS := $(sort $(filter-out check_%,$(wildcard *.c *.cu *.cl *.h *.cuh)))
+# Their checksum, by the shell, not by a make inside make: that one would print
+# "Entering directory" lines into it whenever make runs with -C (or -w).
+SOURCES_SUM = cat $(YOURS) | cksum | cut -d' ' -f1
+# What a check that cannot run here says it needs (an exercise may say more).
+NEEDS ?= $(if $(filter yes,$(GPU)),an NVIDIA GPU,$(if $(filter yes,$(OPENCL)),an OpenCL device))
 ifeq ($(SOLUTION),1)
 BUILD      := build-solution
 endif
@@ -29,13 +39,15 @@ include ../../common/rules.mk
 .PHONY: check check-built sources-sum
 check-built: $(BIN) $(BUILD)/check_$(PROGRAM)
 
+# TEST_FULL=1: an exercise's check runs every case of the shared matrices
+# (make test in a stage takes a sample of them).
 check: check-built
-	@CHECK_LOG=$(BUILD)/check.log \
-	 $(if $(SOLUTION)$(MUTANT),,CHECK_RESULT=$(BUILD)/last-check CHECK_SOURCES_SUM=$$($(MAKE) -s sources-sum)) \
+	@CHECK_LOG=$(BUILD)/check.log CHECK_NEEDS='$(NEEDS)' TEST_FULL=1 \
+	 $(if $(SOLUTION)$(MUTANT),,CHECK_RESULT=$(BUILD)/last-check CHECK_SOURCES_SUM=$$($(SOURCES_SUM))) \
 	 ./$(BUILD)/check_$(PROGRAM) ./$(BIN)
 
 sources-sum:
-	@cat $(YOURS) | cksum | cut -d' ' -f1
+	@$(SOURCES_SUM)
 
 $(BUILD)/check_$(PROGRAM).o: check_$(PROGRAM).c $(COMMON)/tests/stage_checks.h $(HEADERS) | $(BUILD)
 	$(Q)$(call say,CC,$<)$(CC) $(CFLAGS) $(HOST_C) -I$(COMMON)/tests $(CHECK_CFLAGS) -c -o $@ $<

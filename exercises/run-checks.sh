@@ -1,24 +1,40 @@
 #!/usr/bin/env bash
 # run-checks.sh MODE EXERCISE...: each exercise's check, summed up. MODE is
-#   mine       your files; ends with "exercises: N passed, N failed, N skipped"
-#   solutions  the reference solutions: each must pass (or skip: no GPU here)
-#   starters   the untouched starters: each must fail (or skip: no GPU here)
+#   mine       your files; ends with "exercises (mine): N passed, N not, N skipped"
+#   solutions  the reference solutions: each must pass (or be skipped: see below)
+#   starters   the untouched starters: each must fail (or be skipped)
 #   mutants    every wrong solution (solutions/<exercise>/mutants/*.patch): each must fail
+#              (or be skipped)
 #   status     one line per exercise, from its last check: runs nothing, takes a second
-# An exercise whose program cannot run here (exit 77: no GPU) is skipped; it is
-# still built, so that every starter, solution and mutant is shown to compile.
+# Skipped is not passed: a check whose program cannot run here (a CUDA exercise
+# on a machine without an NVIDIA GPU) exits 77 and says "not checked here";
+# it is counted apart. It is still built, so that every starter, solution and
+# mutant is shown to compile.
 cd "$(dirname "$0")" || exit 1
 mode=$1
 shift
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
+# Whether a CUDA program can run on this machine, without running one: an
+# NVIDIA driver makes a /dev/nvidia0 (or, under WSL, /dev/dxg).
+gpu_here() {
+    ls /dev/nvidia[0-9]* /dev/dxg >/dev/null 2>&1
+}
+cuda_exercise() { # exercise
+    grep -q '^GPU *:= *yes' "$1/Makefile"
+}
+
 if [ "$mode" = status ]; then
     printf '%-24s %s\n' exercise 'last check'
     for exercise in "$@"; do
         record="$exercise/build/last-check"
-        if [ -f "$record" ]; then
-            read -r sum result <"$record"
+        sum='' result=''
+        [ -f "$record" ] && read -r sum result <"$record"
+        if cuda_exercise "$exercise" && ! gpu_here; then
+            # never "not started" or "passed" here: nothing can check it on this machine
+            result="needs a GPU: not checked on this machine (make check where an NVIDIA GPU is)"
+        elif [ -n "$result" ]; then
             now=$(make --no-print-directory -s -C "$exercise" sources-sum 2>/dev/null)
             [ "$sum" = "$now" ] || result="$result, but you have edited it since: make check again"
         elif git diff --quiet -- "$exercise" 2>/dev/null; then
@@ -69,7 +85,10 @@ for t in "${targets[@]}"; do
         make --no-print-directory -s -C "$exercise" SOLUTION="$solution" MUTANT="$mutant" \
             check >"$log" 2>&1
         status=$?
-        if grep -q '^SKIPPED:' "$log" && ! grep -q 'FAILING in' "$log"; then
+        # make exits 2 whatever its recipe's status was; the check's own 77
+        # ("not checked here") is in what it printed
+        if [ $status -ne 0 ] && grep -q '] Error 77$' "$log" &&
+            grep -q ': not checked here: ' "$log"; then
             result=skipped
         elif [ $status -eq 0 ]; then
             result=passed
@@ -95,7 +114,7 @@ for t in "${targets[@]}"; do
         echo "== $label: $result$([ "$mode" = mutants ] && sed -n 's/.*FAILING in \("[^"]*"\).*/ in \1/p' "$log" | head -1)" ;;
     skipped)
         skipped=$((skipped + 1))
-        echo "== $label: skipped: $(grep -m1 '^SKIPPED:' "$log" | sed 's/^[^:]*: [^:]*: //')" ;;
+        echo "== $label: skipped (exit 77): $(grep -m1 ': not checked here: ' "$log" | sed 's/^[^:]*: //')" ;;
     *)
         failed=$((failed + 1)); wrong+=("$label")
         echo "== $label: $result"; tail -15 "$log" | sed 's/^/   /' ;;

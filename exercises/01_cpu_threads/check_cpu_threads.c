@@ -26,8 +26,8 @@ struct count_case {
 /* Constant bytes send every thread to the same counter: a shared plain ++
  * loses counts there first. Sizes not a multiple of T leave a remainder. */
 static const struct count_case counts[] = {
-    {0, DATA_UNIFORM, 4},      {1, DATA_CONSTANT, 2},     {23, DATA_TEXT, 3},
-    {1000, DATA_SKEWED, 7},    {65537, DATA_CONSTANT, 2}, {1000003, DATA_UNIFORM, 4},
+    {0, DATA_UNIFORM, 4},        {1, DATA_CONSTANT, 2},      {23, DATA_TEXT, 3},
+    {1000, DATA_SKEWED, 7},      {65537, DATA_CONSTANT, 2},  {1000003, DATA_UNIFORM, 4},
     {3000017, DATA_CONSTANT, 8}, {4000037, DATA_SKEWED, 16}, {1000003, DATA_UNIFORM, 1}};
 #define COUNTS ((int)(sizeof counts / sizeof counts[0]))
 
@@ -61,7 +61,7 @@ struct copy {
 
 struct copies_output {
     int exit_status;
-    int count; /* copy lines read */
+    int count;     /* copy lines read */
     bool in_order; /* copy t is on the t-th copy line */
     struct copy copy[MAX_COPIES];
     char err[2048];
@@ -86,7 +86,8 @@ static void run_copies(const char *args, struct copies_output *c)
         int t;
         struct copy k;
         if (sscanf(line, "copy %d: bytes %zu to %zu, counted %llu", &t, &k.first, &k.end,
-                   &k.counted) == 4 && c->count < MAX_COPIES) {
+                   &k.counted) == 4 &&
+            c->count < MAX_COPIES) {
             c->in_order = c->in_order && t == c->count;
             c->copy[c->count++] = k;
         }
@@ -123,8 +124,10 @@ static void check_copies(size_t size, int threads, const char *data, struct copi
                       args, t, k->first, k->end, k->end - k->first, k->counted);
         total += k->counted;
     }
-    ck_assert_msg(total == size, "%s --show-copies: the copies counted %llu bytes in all, "
-                  "expected %zu", args, total, size);
+    ck_assert_msg(total == size,
+                  "%s --show-copies: the copies counted %llu bytes in all, "
+                  "expected %zu",
+                  args, total, size);
 }
 
 START_TEST(test_each_thread_counts_its_slice_into_a_private_copy)
@@ -144,9 +147,10 @@ END_TEST
 /* Slices in order from byte 0 to the end, none longer than another by more
  * than one byte: a remainder spread over the first threads. More threads than
  * bytes leaves some slices empty. */
-static const struct count_case slices[] = {
-    {10, DATA_UNIFORM, 3}, {11, DATA_UNIFORM, 4}, {3, DATA_UNIFORM, 8}, {0, DATA_UNIFORM, 4},
-    {1, DATA_UNIFORM, 1},  {1000003, DATA_SKEWED, 7}, {1031, DATA_CONSTANT, 1024}, {5, DATA_TEXT, 1024}};
+static const struct count_case slices[] = {{10, DATA_UNIFORM, 3},       {11, DATA_UNIFORM, 4},
+                                           {3, DATA_UNIFORM, 8},        {0, DATA_UNIFORM, 4},
+                                           {1, DATA_UNIFORM, 1},        {1000003, DATA_SKEWED, 7},
+                                           {1031, DATA_CONSTANT, 1024}, {5, DATA_TEXT, 1024}};
 #define SLICES ((int)(sizeof slices / sizeof slices[0]))
 
 START_TEST(test_slices_cover_the_input_once_and_are_balanced)
@@ -168,9 +172,12 @@ START_TEST(test_slices_cover_the_input_once_and_are_balanced)
         longest = length > longest ? length : longest;
         expected_first = k->end;
     }
-    ck_assert_msg(expected_first == size, "--size %zu --threads %d: the last slice ends at %zu, "
-                  "not at the end of the input", size, threads, expected_first);
-    ck_assert_msg(longest - shortest <= 1, "--size %zu --threads %d: slices of %zu to %zu bytes: "
+    ck_assert_msg(expected_first == size,
+                  "--size %zu --threads %d: the last slice ends at %zu, "
+                  "not at the end of the input",
+                  size, threads, expected_first);
+    ck_assert_msg(longest - shortest <= 1,
+                  "--size %zu --threads %d: slices of %zu to %zu bytes: "
                   "expected %zu or %zu each (no slice longer than another by more than one byte)",
                   size, threads, shortest, longest, size / threads,
                   size / threads + (size % threads != 0));
@@ -218,8 +225,8 @@ START_TEST(test_thread_sanitizer_reports_no_race)
     set_stage_program(saved);
     free((void *)saved);
     ck_assert_msg(o.exit_status == 0 && !strstr(o.err, "ThreadSanitizer"),
-                  "%s %s: %s; ThreadSanitizer says:\n%s", tsan_program, args[_i],
-                  exit_meaning(&o), o.err);
+                  "%s %s: %s; ThreadSanitizer says:\n%s", tsan_program, args[_i], exit_meaning(&o),
+                  o.err);
 }
 END_TEST
 
@@ -238,7 +245,8 @@ int main(int argc, char **argv)
     add_tcase(suite, right, COUNTS + 1);
 
     TCase *copies = exercise_tcase("each thread counts its slice into a private copy "
-                                   "(--show-copies)", 2);
+                                   "(--show-copies)",
+                                   2);
     tcase_set_timeout(copies, 120);
     tcase_add_loop_test(copies, test_each_thread_counts_its_slice_into_a_private_copy, 0, 3);
     add_tcase(suite, copies, 3);

@@ -163,10 +163,14 @@ END_TEST
 
 START_TEST(test_options_without_meaning_here_are_usage_errors)
 {
+    static const char *const no_bins[] = {"--print-bins", "--bins 256", "--bins 7"};
     struct stage_output o;
-    run_stage("--bins", &o);
-    ck_assert_msg(o.exit_status == EXIT_USAGE, "--bins: expected exit 2 (bad usage), got %s",
-                  exit_meaning(&o));
+    for (int i = 0; i < 3; i++) {
+        run_stage(no_bins[i], &o);
+        ck_assert_msg(o.exit_status == EXIT_USAGE && strstr(o.err, "a dot product has no bins"),
+                      "%s: expected exit 2 (bad usage) and 'a dot product has no bins', got %s: %s",
+                      no_bins[i], exit_meaning(&o), o.err);
+    }
     run_stage("--file ../Makefile", &o);
     ck_assert_msg(o.exit_status == EXIT_USAGE,
                   "--file ../Makefile: expected exit 2 (bad usage), got %s", exit_meaning(&o));

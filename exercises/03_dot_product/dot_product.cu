@@ -3,7 +3,7 @@
  * float on the GPU: each thread sums its share, each block adds its threads'
  * sums in shared memory, and one atomicAdd per block adds the block's sum to
  * the result. Chapter 03's pattern, with a float instead of 256 bins. The
- * threads already sum their shares; the rest is yours.
+ * threads already sum their shares; the rest is yours, in dot_product_yours.cuh.
  *
  *   make run                                 two vectors of the book's 100 MiB each
  *   make run ARGS='--data constant --size 1M'
@@ -28,24 +28,8 @@ __device__ void add_to_result(float *result, float value)
     atomicAdd(&atomics_issued, 1ULL);
 }
 
-__global__ void dot_kernel(const float *a, const float *b, size_t n, float *result)
-{
-    float sum = 0.0f; /* this thread's share: every stride-th product */
-    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    size_t stride = (size_t)blockDim.x * gridDim.x;
-    while (i < n) {
-        sum += a[i] * b[i];
-        i += stride;
-    }
-    /* TODO: add every thread's sum into *result, which starts at 0, as chapter
-     * 03 does with bins: first add the block's sums together in shared memory
-     * (the launch gives each block one float per thread: extern __shared__
-     * float cache[];), then let one thread of the block add the block's sum
-     * with add_to_result, once. Add to *result only through add_to_result: it
-     * counts the atomics, and the check reads the count. See the README's hints. */
-    (void)sum;
-    (void)result;
-}
+/* Yours: dot_kernel, each block's sum added to the result with one atomic. */
+#include "dot_product_yours.cuh"
 
 static void launch_dot(const float *dev_a, const float *dev_b, size_t n, float *dev_result,
                        struct launch launch)
@@ -236,6 +220,12 @@ static int report_dot(const struct stage *stage, const struct options *opt, cons
     return EXIT_OK;
 }
 
+/* The shared --bins and --print-bins mean bins; taken here only to be refused. */
+static const struct stage_option no_bins[] = {
+    {"--bins", "N", "refused: a dot product has no bins"},
+    {"--print-bins", NULL, "refused: a dot product has no bins"},
+    {NULL, NULL, NULL}};
+
 int main(int argc, char **argv)
 {
     const struct stage stage = {.dir = "03_dot_product",
@@ -244,12 +234,13 @@ int main(int argc, char **argv)
                                 .gpu = true,
                                 .help = "--size N counts the floats of each vector (default: "
                                         "26214400, the book's 100 MiB); --data makes the floats; "
-                                        "--file, --image and --bins are refused."};
+                                        "--file, --image, --bins and --print-bins are refused.",
+                                .options = no_bins};
     struct options opt = options_or_exit(argc, argv, &stage);
     if (opt.data == DATA_FILE || opt.data == DATA_IMAGE)
         usage_error(&stage, "--file, --image: a dot product takes generated vectors (--data)");
-    if (opt.bins)
-        usage_error(&stage, "--bins: a dot product has no bins");
+    if (opt.stage_values[0] || opt.stage_values[1])
+        usage_error(&stage, "--bins, --print-bins: a dot product has no bins");
     struct gpu gpu = open_gpu(&stage);
     struct launch launch = choose_launch(&stage, &opt, &gpu, 2, 256);
     /* --size counts the floats of each vector; by default each is the book's 100 MiB. */

@@ -4,7 +4,7 @@
  * the same bins. Here each warp of the block gets its own copy (blockDim.x / 32
  * of them, sized at launch), counts into it with shared atomics, and the block
  * adds the copies up into the global histogram. Finish the count and the
- * merge: look for TODO.
+ * merge, in warp_histograms_yours.cuh.
  *
  *   make run ARGS='--data constant'   every byte on one bin: where sharing hurts most
  *   make run ARGS='--threads 1024'    32 warps, 32 copies: 32 KiB of shared memory
@@ -19,39 +19,10 @@
 /* The warps' copies sit one after another: warp w's count of bin b is at
  * warp_bins[w * BINS + b]. Their number is only known at launch, hence extern
  * (dynamic) shared memory, sized by shared_bytes below. The kernel is cut in
- * two: the count and the merge are yours, and between them the program can
- * copy every warp's copy out for --show-copies to print. */
-
-/* Each thread reads bytes i, i + stride, i + 2 stride, ... (keep this order:
- * --show-copies compares each copy with exactly what its warp's lanes read)
- * and counts each one into its warp's copy. */
-__device__ void count_into_warp_copies(unsigned int *warp_bins, const unsigned char *buffer,
-                                       size_t size)
-{
-    /* TODO: point mine at this warp's own copy; for now every warp uses copy 0. */
-    unsigned int *mine = warp_bins;
-    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    size_t stride = (size_t)blockDim.x * gridDim.x;
-    while (i < size) {
-        /* TODO: lanes of this warp that read the same byte value add to the same
-         * bin at the same moment: make this add lose nothing. */
-        mine[buffer[i]]++;
-        i += stride;
-    }
-}
-
-/* Adds every warp's copy into the global histogram: one thread per bin, one
- * global atomic per bin. */
-__device__ void merge_warp_copies(const unsigned int *warp_bins, unsigned int *histo)
-{
-    __syncthreads(); /* every warp has counted before any copy is read */
-    for (int bin = threadIdx.x; bin < BINS; bin += blockDim.x) {
-        /* TODO: add this bin of every warp's copy, not only copy 0's. */
-        unsigned int sum = warp_bins[bin];
-        if (sum) /* on skewed or constant data most bins are empty */
-            atomicAdd(&histo[bin], sum);
-    }
-}
+ * two: the count and the merge are yours (count_into_warp_copies and
+ * merge_warp_copies), and between them the program can copy every warp's
+ * copy out for --show-copies to print. */
+#include "warp_histograms_yours.cuh"
 
 /* For --show-copies only: every warp's copy, as it stands after the count. */
 __device__ void dump_warp_copies(const unsigned int *warp_bins, unsigned int *dump)

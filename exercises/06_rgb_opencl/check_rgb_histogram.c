@@ -19,7 +19,7 @@
 #define CHANNELS 3
 #define IMAGE    "../../data/chelsea.bmp" /* make check runs in the exercise's folder */
 
-/* What the program printed: with --bins, "r0: n" ... "g0: n" ... "b255: n".
+/* What the program printed: with --print-bins, "r0: n" ... "g0: n" ... "b255: n".
  * 768 bin lines are more than stage_output keeps, so this reads all of stdout. */
 struct rgb_output {
     int exit_status;
@@ -112,7 +112,7 @@ START_TEST(test_the_photographs_three_histograms_match_reference)
     struct image img;
     char why[512];
     ck_assert_msg(read_bmp(IMAGE, &img, why, sizeof why) == EXIT_OK, "%s", why);
-    check_rgb("--image " IMAGE " --reps 1 --bins", img.rgb, (size_t)img.width * img.height);
+    check_rgb("--image " IMAGE " --reps 1 --print-bins", img.rgb, (size_t)img.width * img.height);
     free_image(&img);
 }
 END_TEST
@@ -129,8 +129,8 @@ static void check_generated(size_t size, enum data_kind kind, uint64_t seed, con
     ck_assert(bytes != NULL);
     fill_input(kind, bytes, size, seed);
     char args[256];
-    snprintf(args, sizeof args, "--size %zu --data %s --seed %" PRIu64 " --reps 1 --bins %s", size,
-             data_kind_name(kind), seed, extra);
+    snprintf(args, sizeof args, "--size %zu --data %s --seed %" PRIu64 " --reps 1 --print-bins %s",
+             size, data_kind_name(kind), seed, extra);
     check_rgb(args, bytes, size / CHANNELS);
     free(bytes);
 }

@@ -151,18 +151,30 @@ static double end_to_end_once(void *context)
 
 /* ------------------------------------------------------------------- main -- */
 
+/* Three channels of 256 bins: its own --bins and --print-bins, which say so. */
+static const struct stage_option own_options[] = {
+    {"--bins", "N", "the bins of each channel: 256 here, one per byte value"},
+    {"--print-bins", NULL,
+     "print all 768 bins, one line each: 'r0: <count>' to 'r255: <count>', then g0 on, b0 on"},
+    {NULL, NULL, NULL}};
+enum { OPT_BINS, OPT_PRINT_BINS };
+
 int main(int argc, char **argv)
 {
     const struct stage stage = {.dir = "06_rgb_opencl",
                                 .program = "rgb_histogram",
                                 .summary = "exercise: an RGB picture's three channel histograms",
                                 .gpu = true,
-                                .opencl = true};
+                                .opencl = true,
+                                .options = own_options};
     struct options opt = options_or_exit(argc, argv, &stage);
     if (opt.list)
         return list_opencl_devices(stdout) ? EXIT_OK : EXIT_CANNOT_RUN;
     if (opt.csv)
         usage_error(&stage, "--csv: this exercise prints its report only");
+    if (opt.stage_values[OPT_BINS] && strcmp(opt.stage_values[OPT_BINS], "256") != 0)
+        usage_error(&stage,
+                    "--bins: rgb_histogram counts 256 bins per channel, one per byte value");
     struct pixels px = make_pixels(&stage, &opt); /* a bad picture is a usage error: first */
     struct opencl cl = open_opencl(&stage, &opt);
     cl_program program = build_program(&cl, "rgb_histogram.cl");
@@ -215,7 +227,8 @@ int main(int argc, char **argv)
            total_ms, gb_per_s(bytes, total_ms));
     printf("verified:   %s\n",
            wrong ? "NO" : "yes, every bin of the three channels matches the CPU");
-    if (opt.bins) /* "r0: 12" ... "b255: 3": a letter before each bin names its channel */
+    /* --print-bins: "r0: 12" ... "b255: 3", a letter before each bin names its channel */
+    if (opt.stage_values[OPT_PRINT_BINS])
         for (int i = 0; i < ALL_BINS; i++)
             printf("%c%d: %u\n", channel_names[i / BINS][0], i % BINS, histo[i]);
 

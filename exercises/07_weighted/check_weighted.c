@@ -50,8 +50,8 @@ static void check_weighted(size_t size, enum data_kind kind, uint64_t seed, cons
     free(buffer);
 
     char args[512];
-    snprintf(args, sizeof args, "--size %zu --data %s --seed %" PRIu64 " --reps 1 --bins %s", size,
-             data_kind_name(kind), seed, extra);
+    snprintf(args, sizeof args, "--size %zu --data %s --seed %" PRIu64 " --reps 1 --print-bins %s",
+             size, data_kind_name(kind), seed, extra);
     struct stage_output o;
     run_stage(args, &o);
     ck_assert_msg(o.exit_status == 0, "%s: %s, stderr: %s", args, exit_meaning(&o), o.err);

@@ -1,7 +1,7 @@
 /*
  * check_many_bins.c - exercise 08 counts 16-bit values (byte pairs, little-endian,
  * an odd last byte on its own) into 4096 and into 65536 bins: on every size and
- * kind, and every launch shape, each of the bins it prints with --bins matches a
+ * kind, and every launch shape, each of the bins it prints with --print-bins matches a
  * count made here, the sum is the number of values, and it says it verified.
  * The technique is read from the passes: line, which the program's own
  * launch_pass writes: 65536 bins must be counted in several launches of the
@@ -121,8 +121,8 @@ static void check_many_bins(unsigned int bins, size_t size, enum data_kind kind,
     free(buffer);
     char args[512];
     snprintf(args, sizeof args,
-             "--variant %u --size %zu --data %s --seed %" PRIu64 " --reps 1 --bins %s", bins, size,
-             data_kind_name(kind), seed, extra_args);
+             "--bins %u --size %zu --data %s --seed %" PRIu64 " --reps 1 --print-bins %s", bins,
+             size, data_kind_name(kind), seed, extra_args);
     check_bins(args, expected, bins, (size + 1) / 2);
 }
 
@@ -170,7 +170,7 @@ START_TEST(test_65536_bins_are_counted_in_passes_of_shared_memory)
                                          "--size 100001 --data constant --threads 1024"};
     for (int i = 0; i < 2; i++) {
         char args[256];
-        snprintf(args, sizeof args, "--variant 65536 --reps 1 %s", inputs[i]);
+        snprintf(args, sizeof args, "--bins 65536 --reps 1 %s", inputs[i]);
         run_many_bins(args, &out);
         ck_assert_msg(out.exit_status == 0, "%s: %s: %s", args, exit_meaning_of(out.exit_status),
                       out.text);
@@ -195,7 +195,7 @@ END_TEST
 /* The 4096 bins fit: every bin in exactly one launch, however many. */
 START_TEST(test_4096_bins_are_counted_in_shared_memory)
 {
-    const char *args = "--variant 4096 --reps 1 --size 1000003";
+    const char *args = "--bins 4096 --reps 1 --size 1000003";
     run_many_bins(args, &out);
     ck_assert_msg(out.exit_status == 0, "%s: %s: %s", args, exit_meaning_of(out.exit_status),
                   out.text);
@@ -226,18 +226,18 @@ START_TEST(test_every_16_bit_value_lands_in_its_own_bin)
         for (unsigned int bin = 0; bin < bins; bin++)
             expected[bin] = MOST_BINS / bins;
         char args[128];
-        snprintf(args, sizeof args, "--variant %u --file %s --reps 1 --bins", bins, path);
+        snprintf(args, sizeof args, "--bins %u --file %s --reps 1 --print-bins", bins, path);
         check_bins(args, expected, bins, MOST_BINS);
     }
     unlink(path);
 }
 END_TEST
 
-START_TEST(test_csv_prints_header_and_a_verified_row_for_each_variant)
+START_TEST(test_csv_prints_header_and_a_verified_row_for_each_count_of_bins)
 {
     for (unsigned int bins = 4096; bins <= MOST_BINS; bins *= 16) {
         char args[128];
-        snprintf(args, sizeof args, "--variant %u --size 4096 --data skewed --reps 2 --csv", bins);
+        snprintf(args, sizeof args, "--bins %u --size 4096 --data skewed --reps 2 --csv", bins);
         struct stage_output o;
         run_stage(args, &o);
         ck_assert_msg(o.exit_status == 0, "%s: %s: %s", args, exit_meaning(&o), o.err);
@@ -254,12 +254,12 @@ START_TEST(test_csv_prints_header_and_a_verified_row_for_each_variant)
 }
 END_TEST
 
-START_TEST(test_an_unknown_variant_is_a_usage_error)
+START_TEST(test_bins_other_than_4096_or_65536_are_a_usage_error)
 {
     struct stage_output o;
-    run_stage("--variant 1024", &o);
-    ck_assert_msg(o.exit_status == EXIT_USAGE, "--variant 1024: %s, want exit 2", exit_meaning(&o));
-    ck_assert_msg(strstr(o.err, "--variant: '1024'"), "--variant 1024: reason: %s", o.err);
+    run_stage("--bins 1024", &o);
+    ck_assert_msg(o.exit_status == EXIT_USAGE, "--bins 1024: %s, want exit 2", exit_meaning(&o));
+    ck_assert_msg(strstr(o.err, "--bins: '1024'"), "--bins 1024: reason: %s", o.err);
 }
 END_TEST
 
@@ -292,9 +292,9 @@ int main(int argc, char **argv)
     tcase_add_loop_test(shapes, test_every_launch_matches_reference, 0, LAUNCHES);
     add_if_runnable(suite, shapes, LAUNCHES);
 
-    TCase *edges = exercise_tcase("the CSV row and an unknown variant", 0);
-    tcase_add_test(edges, test_csv_prints_header_and_a_verified_row_for_each_variant);
-    tcase_add_test(edges, test_an_unknown_variant_is_a_usage_error);
+    TCase *edges = exercise_tcase("the CSV row and a count of bins refused", 0);
+    tcase_add_test(edges, test_csv_prints_header_and_a_verified_row_for_each_count_of_bins);
+    tcase_add_test(edges, test_bins_other_than_4096_or_65536_are_a_usage_error);
     add_if_runnable(suite, edges, 2);
     int usage_checks = 0;
     TCase *usage = usage_tcase(true, &usage_checks);

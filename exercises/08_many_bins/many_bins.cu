@@ -3,13 +3,13 @@
  * copy no longer fits in shared memory. The values are 16-bit: each pair of
  * input bytes, little-endian (buffer[2k] + 256 * buffer[2k + 1]); an odd last
  * byte is a value on its own, as if a zero byte followed it.
- *   --variant 4096    the 12 low bits of each value: 16 KiB of bins per block, they fit
- *   --variant 65536   the whole value: 256 KiB of bins, more than a block may have.
- * The 4096 path works; make the 65536 one work too, a range of bins at a time
- * in shared memory, one launch per range: look for TODO.
+ *   --bins 4096    the 12 low bits of each value: 16 KiB of bins per block, they fit
+ *   --bins 65536   the whole value: 256 KiB of bins, more than a block may have.
+ * The 4096 bins work; make the 65536 work too, a range of bins at a time in
+ * shared memory, one launch per range, in many_bins_yours.cuh.
  *
- *   make run ARGS='--variant 65536 --size 16M'
- *   make check                       both variants, every bin, every size?
+ *   make run ARGS='--bins 65536 --size 16M'
+ *   make check                       both counts of bins, every bin, every size?
  */
 #include "book.h"         /* HANDLE_ERROR, the input, the CPU's check: worth reading */
 #include "harness_cuda.h" /* options, the GPU, repeats, the report: no need to read it */
@@ -18,36 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ------------------------------------------------------------ the kernel -- */
+/* ------------------------------------------------------------ the passes -- */
 
-/* Counts the values whose bin (value & mask) lies in the range [first_bin,
- * first_bin + range_bins) into a private copy of those bins in shared memory,
- * then adds the copy to the global histogram's bins of that range. */
+/* The kernel, yours: counts the values whose bin lies in the range
+ * [first_bin, first_bin + range_bins) into a private copy of those bins in
+ * shared memory, then adds the copy to the global histogram. */
 __global__ void histo_kernel(const unsigned char *buffer, size_t size, unsigned int *histo,
-                             unsigned int mask, unsigned int first_bin, unsigned int range_bins)
-{
-    extern __shared__ unsigned int temp[]; /* range_bins counters, sized at launch */
-    for (unsigned int bin = threadIdx.x; bin < range_bins; bin += blockDim.x)
-        temp[bin] = 0;
-    __syncthreads(); /* every bin is zero before any thread counts into it */
-
-    size_t values = (size + 1) / 2; /* an odd last byte is a value too */
-    size_t stride = (size_t)blockDim.x * gridDim.x;
-    for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < values; k += stride) {
-        unsigned int low = buffer[2 * k];
-        unsigned int high = 2 * k + 1 < size ? buffer[2 * k + 1] : 0;
-        unsigned int bin = (low | high << 8) & mask;
-        /* TODO: count only a bin inside this pass's range, at its place in temp
-         * (the starter's one pass has first_bin 0 and every bin in its range). */
-        atomicAdd(&temp[bin], 1);
-    }
-    __syncthreads(); /* every thread has counted before the bins are read */
-
-    /* TODO: temp[bin] counts the range's bin number bin: which global bin is that? */
-    for (unsigned int bin = threadIdx.x; bin < range_bins; bin += blockDim.x)
-        if (temp[bin]) /* most of a range's bins are empty in one block's share */
-            atomicAdd(&histo[bin], temp[bin]);
-}
+                             unsigned int mask, unsigned int first_bin, unsigned int range_bins);
 
 /* What the launches of one histogram were: launch_pass writes it down, and
  * the report prints it as its passes: line, which the check reads. */
@@ -75,22 +52,9 @@ static void launch_pass(const unsigned char *dev_buffer, size_t size, unsigned i
     HANDLE_ERROR(cudaGetLastError());
 }
 
-/* All the bins, into dev_histo (already zeroed), by calls to launch_pass. */
-static void launch_histo(const unsigned char *dev_buffer, size_t size, unsigned int *dev_histo,
-                         unsigned int bins, struct launch launch, struct pass_log *log)
-{
-    /* TODO: 65536 bins need 256 KiB of shared memory, more than a block may
-     * have, so for --variant 65536 this one pass fails (run it and read the
-     * error). Cover the bins with ranges that fit: see the README's hints. */
-    launch_pass(dev_buffer, size, dev_histo, bins, 0, bins, launch, log);
-}
-
-static void describe_approach(unsigned int bins)
-{
-    /* TODO: say what your 65536 path does. */
-    printf("approach:   shared memory, one pass of %u bins (%u KiB per block)\n", bins,
-           bins * 4 / 1024);
-}
+/* Yours: histo_kernel, launch_histo (all the bins, by calls to launch_pass)
+ * and describe_approach (the report's approach: line). */
+#include "many_bins_yours.cuh"
 
 /* ------------------------------------------------------------- reference -- */
 
@@ -196,7 +160,7 @@ static int count_wrong(const unsigned int *histo, const unsigned int *expected, 
 
 static int report_many_bins(const struct stage *stage, const struct options *opt,
                             const struct input *in, const struct gpu *gpu,
-                            const struct many_run *run, struct gpu_times times)
+                            const struct many_run *run, struct gpu_times times, bool print_bins)
 {
     unsigned int *expected = (unsigned int *)malloc(run->bins * sizeof(unsigned int));
     if (!expected)
@@ -205,7 +169,8 @@ static int report_many_bins(const struct stage *stage, const struct options *opt
     bool verified = count_wrong(run->histo, expected, run->bins, "end to end") == 0 &&
                     count_wrong(run->kernel_histo, expected, run->bins, "kernel only") == 0;
     free(expected);
-    const char *impl = stage->variants[opt->variant];
+    char impl[16]; /* the CSV's impl column: "4096" or "65536" */
+    snprintf(impl, sizeof impl, "%u", run->bins);
     if (opt->csv) {
         bool generated = opt->data != DATA_FILE && opt->data != DATA_IMAGE;
         struct csv_row row = {stage->dir,         impl,
@@ -241,30 +206,42 @@ static int report_many_bins(const struct stage *stage, const struct options *opt
                times.total_ms, gb_per_s(in->size, times.total_ms));
         printf("verified:   %s\n", verified ? "yes, every bin matches the CPU" : "NO");
     }
-    if (opt->bins)
+    if (print_bins)
         for (unsigned int bin = 0; bin < run->bins; bin++)
             printf("%u: %u\n", bin, run->histo[bin]);
     return verified ? EXIT_OK : EXIT_FAILED;
 }
 
-static const char *const variant_names[] = {"4096", "65536", NULL};
+/* Its bins vary, so it has its own --bins (and --print-bins, which prints them all). */
+static const struct stage_option own_options[] = {
+    {"--bins", "N", "4096 (default), the 12 low bits of a value, or 65536, all 16"},
+    {"--print-bins", NULL, "print every bin, one '<bin>: <count>' line each"},
+    {NULL, NULL, NULL}};
+enum { OPT_BINS, OPT_PRINT_BINS };
 
 int main(int argc, char **argv)
 {
-    const struct stage stage = {
-        .dir = "08_many_bins",
-        .program = "many_bins",
-        .summary = "exercise: 4096 or 65536 bins of 16-bit values",
-        .gpu = true,
-        .variants = variant_names,
-        .help = "The input is read as 16-bit values (pairs of bytes); "
-                "--variant sets the bins (4096 or 65536) and --bins prints all of them."};
+    const struct stage stage = {.dir = "08_many_bins",
+                                .program = "many_bins",
+                                .summary = "exercise: 4096 or 65536 bins of 16-bit values",
+                                .gpu = true,
+                                .help = "The input is read as 16-bit values (pairs of bytes).",
+                                .options = own_options};
     struct options opt = options_or_exit(argc, argv, &stage);
+    const char *bins_text = opt.stage_values[OPT_BINS] ? opt.stage_values[OPT_BINS] : "4096";
+    if (strcmp(bins_text, "4096") != 0 && strcmp(bins_text, "65536") != 0) {
+        char why[128];
+        snprintf(why, sizeof why, "--bins: '%.40s' is not 4096 or 65536", bins_text);
+        usage_error(&stage, why);
+    }
+    bool print_bins = opt.stage_values[OPT_PRINT_BINS] != NULL;
+    if (print_bins && opt.csv)
+        usage_error(&stage, "--print-bins and --csv cannot be combined: the CSV would break");
     struct gpu gpu = open_gpu(&stage);
     struct launch launch = choose_launch(&stage, &opt, &gpu, 2, 256);
     struct input in = make_input(&stage, &opt);
 
-    unsigned int bins = (unsigned int)atoi(variant_names[opt.variant]);
+    unsigned int bins = (unsigned int)atoi(bins_text);
     unsigned int *results = (unsigned int *)malloc(3 * bins * sizeof(unsigned int));
     if (!results)
         fail("out of host memory for %u bins", bins);
@@ -273,7 +250,7 @@ int main(int argc, char **argv)
     run.histo = results + bins;
     run.log.counted = results + 2 * bins;
     struct gpu_times times = time_many_bins(&run, opt.reps);
-    int status = report_many_bins(&stage, &opt, &in, &gpu, &run, times);
+    int status = report_many_bins(&stage, &opt, &in, &gpu, &run, times, print_bins);
     free(results);
     free_input(&in);
     return status;

@@ -69,8 +69,9 @@ static int read_timeline(const char *out, struct chunk_times *chunks, int most)
             line++;
         int c;
         struct chunk_times t;
-        if (sscanf(line, "chunk %d: %zu bytes on stream %15[^,], copy %lf to %lf ms, kernel %lf "
-                         "to %lf ms",
+        if (sscanf(line,
+                   "chunk %d: %zu bytes on stream %15[^,], copy %lf to %lf ms, kernel %lf "
+                   "to %lf ms",
                    &c, &t.bytes, t.stream, &t.copy_start, &t.copy_end, &t.kernel_start,
                    &t.kernel_end) != 7 ||
             c != count)
@@ -83,7 +84,8 @@ static int read_timeline(const char *out, struct chunk_times *chunks, int most)
 /* 256 MiB in 8 and in 4 chunks: each copy takes far longer than an event's
  * resolution, so where streams overlap, a kernel runs inside another chunk's
  * copy by a wide margin. The check compares only the order of events. */
-static const char *const overlaps[] = {"--size 268435456 --blocks 8", "--size 268435456 --blocks 4"};
+static const char *const overlaps[] = {"--size 268435456 --blocks 8",
+                                       "--size 268435456 --blocks 4"};
 
 START_TEST(test_copies_overlap_other_chunks_kernels)
 {
@@ -106,8 +108,8 @@ START_TEST(test_copies_overlap_other_chunks_kernels)
             seen = seen || strcmp(chunks[d].stream, chunks[c].stream) == 0;
         streams += !seen;
     }
-    ck_assert_msg(bytes == 268435456, "%s: the chunks copied %zu bytes together, expected %d",
-                  args, bytes, 268435456);
+    ck_assert_msg(bytes == 268435456, "%s: the chunks copied %zu bytes together, expected %d", args,
+                  bytes, 268435456);
     ck_assert_msg(streams >= 2, "%s: expected the chunks on at least 2 streams, got %d (stream %s)",
                   args, streams, chunks[0].stream);
     bool overlap = false;
@@ -134,8 +136,7 @@ START_TEST(test_reports_the_streams_beside_the_pinned_copy)
     run_stage(args, &o);
     ck_assert_msg(o.exit_status == 0, "%s: %s, stderr: %s", args, exit_meaning(&o), o.err);
     ck_assert_msg(strstr(o.out, "\npinned-copy "), "%s: no pinned-copy row: %s", args, o.out);
-    ck_assert_msg(strstr(o.out, "\npinned-streams "), "%s: no pinned-streams row: %s", args,
-                  o.out);
+    ck_assert_msg(strstr(o.out, "\npinned-streams "), "%s: no pinned-streams row: %s", args, o.out);
     ck_assert_msg(strstr(o.out, "8 chunks"), "%s: expected 8 chunks by default: %s", args, o.out);
     ck_assert_msg(o.has_sum && o.sum == 1000003, "%s: expected Histogram Sum 1000003: %s", args,
                   o.out);
@@ -154,16 +155,15 @@ START_TEST(test_csv_prints_header_and_two_verified_rows)
     *row++ = '\0';
     ck_assert_msg(strcmp(o.out, CSV_HEADER) == 0, "%s: expected the header %s, got %s", args,
                   CSV_HEADER, o.out);
-    ck_assert_msg(strncmp(row, "09_pinned_streams,pinned-copy,", 30) == 0,
-                  "%s: first row: %s", args, row);
+    ck_assert_msg(strncmp(row, "09_pinned_streams,pinned-copy,", 30) == 0, "%s: first row: %s",
+                  args, row);
     row = strchr(row, '\n');
     ck_assert_msg(row != NULL, "%s: one row only", args);
     row++;
-    ck_assert_msg(strncmp(row, "09_pinned_streams,pinned-streams,", 33) == 0,
-                  "%s: second row: %s", args, row);
+    ck_assert_msg(strncmp(row, "09_pinned_streams,pinned-streams,", 33) == 0, "%s: second row: %s",
+                  args, row);
     ck_assert_msg(strstr(row, ",skewed,4097,"), "%s: data and bytes: %s", args, row);
-    ck_assert_msg(strcmp(row + strlen(row) - 5, ",yes\n") == 0, "%s: not verified: %s", args,
-                  row);
+    ck_assert_msg(strcmp(row + strlen(row) - 5, ",yes\n") == 0, "%s: not verified: %s", args, row);
 }
 END_TEST
 

@@ -33,13 +33,12 @@ static void read_split(const char *out, struct split_report *r)
     if ((line = strstr(out, "split: ")) &&
         sscanf(line, "split: cpu %zu bytes, gpu %zu bytes", &r->cpu_bytes, &r->gpu_bytes) == 2)
         r->lines++;
-    if ((line = strstr(out, "counted: ")) &&
-        sscanf(line, "counted: cpu %zu bytes, gpu %zu bytes", &r->cpu_counted,
-               &r->gpu_counted) == 2)
+    if ((line = strstr(out, "counted: ")) && sscanf(line, "counted: cpu %zu bytes, gpu %zu bytes",
+                                                    &r->cpu_counted, &r->gpu_counted) == 2)
         r->lines++;
     if ((line = strstr(out, "timeline: ")) &&
-        sscanf(line, "timeline: gpu queued %lf ms, done %lf ms; cpu %lf to %lf ms",
-               &r->gpu_queued, &r->gpu_done, &r->cpu_start, &r->cpu_end) == 4)
+        sscanf(line, "timeline: gpu queued %lf ms, done %lf ms; cpu %lf to %lf ms", &r->gpu_queued,
+               &r->gpu_done, &r->cpu_start, &r->cpu_end) == 4)
         r->lines++;
     if ((line = strstr(out, "copy in: "))) {
         r->copy_in_flight = strncmp(line, "copy in:    still on its way", 28) == 0;
@@ -67,11 +66,16 @@ static const size_t sizes[] = {1, 2, 3, 17, 255, 256, 257, 1000003};
 static size_t share_for(size_t size, int which)
 {
     switch (which) {
-    case 0: return 0;
-    case 1: return 1;
-    case 2: return (size / 2) | 1; /* odd: a boundary inside a word */
-    case 3: return size - 1;
-    default: return size;
+    case 0:
+        return 0;
+    case 1:
+        return 1;
+    case 2:
+        return (size / 2) | 1; /* odd: a boundary inside a word */
+    case 3:
+        return size - 1;
+    default:
+        return size;
     }
 }
 
@@ -95,10 +99,10 @@ END_TEST
 
 START_TEST(test_each_side_counts_exactly_its_share)
 {
-    static const char *const args[] = {"--size 1000003 --reps 1 --cpu-bytes 333333",
-                                       "--size 1000003 --reps 1 --cpu-bytes 1",
-                                       "--size 1000003 --reps 1 --cpu-bytes 1000002",
-                                       "--size 4000037 --reps 1 --cpu-bytes 2000001 --cpu-threads 3"};
+    static const char *const args[] = {
+        "--size 1000003 --reps 1 --cpu-bytes 333333", "--size 1000003 --reps 1 --cpu-bytes 1",
+        "--size 1000003 --reps 1 --cpu-bytes 1000002",
+        "--size 4000037 --reps 1 --cpu-bytes 2000001 --cpu-threads 3"};
     struct stage_output o;
     struct split_report r;
     run_split(args[_i], &o, &r);
@@ -106,16 +110,16 @@ START_TEST(test_each_side_counts_exactly_its_share)
     ck_assert_msg(r.cpu_bytes + r.gpu_bytes == size, "%s: the split gives %zu + %zu bytes, not %zu",
                   args[_i], r.cpu_bytes, r.gpu_bytes, size);
     ck_assert_msg(r.cpu_counted == r.cpu_bytes,
-                  "%s: the split gave the CPU %zu bytes, and it counted %zu", args[_i],
-                  r.cpu_bytes, r.cpu_counted);
+                  "%s: the split gave the CPU %zu bytes, and it counted %zu", args[_i], r.cpu_bytes,
+                  r.cpu_counted);
     ck_assert_msg(r.gpu_counted == r.gpu_bytes,
-                  "%s: the split gave the GPU %zu bytes, and it counted %zu", args[_i],
-                  r.gpu_bytes, r.gpu_counted);
+                  "%s: the split gave the GPU %zu bytes, and it counted %zu", args[_i], r.gpu_bytes,
+                  r.gpu_counted);
     ck_assert_msg(o.says_verified, "%s: no 'verified: yes' line", args[_i]);
 }
 END_TEST
 
-#define BIG "--size 64M --reps 3"
+#define BIG       "--size 64M --reps 3"
 #define BIG_BYTES ((size_t)64 << 20)
 
 /* The split must be the one the program's own times give: the CPU's share of
@@ -217,8 +221,8 @@ START_TEST(test_csv_prints_header_and_three_verified_rows)
         char *end = strchr(row, '\n');
         ck_assert_msg(end != NULL, "%s: expected a %s row, got: %s", args, impls[i], row);
         *end = '\0';
-        ck_assert_msg(strncmp(row, prefix, strlen(prefix)) == 0, "%s: expected %s..., got %s",
-                      args, prefix, row);
+        ck_assert_msg(strncmp(row, prefix, strlen(prefix)) == 0, "%s: expected %s..., got %s", args,
+                      prefix, row);
         ck_assert_msg(strstr(row, ",skewed,4097,"), "%s: data and bytes: %s", args, row);
         ck_assert_msg(strcmp(end - 4, ",yes") == 0, "%s: not verified: %s", args, row);
         row = end + 1;

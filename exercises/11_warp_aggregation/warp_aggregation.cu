@@ -3,7 +3,8 @@
  * global histogram with an atomic of its own, so on constant data every lane
  * of a warp adds 1 to the same bin in the same step. Here the lanes of a warp
  * that hold the same byte elect one of them, which adds the group's count with
- * one atomic: up to 32 times fewer atomics. Finish the kernel: look for TODO.
+ * one atomic: up to 32 times fewer atomics. Finish the kernel, in
+ * warp_aggregation_yours.cuh.
  *
  *   make run ARGS='--data constant --count-atomics'   how many atomics did the kernel issue?
  *   make run ARGS='--count-atomics'                   and on uniform bytes?
@@ -29,21 +30,8 @@ __device__ void add_to_bin(unsigned int *histo, unsigned int bin, unsigned int c
         atomicAdd(atomics_issued, 1ULL);
 }
 
-/* Stage 02's kernel: one byte per thread per step, a grid apart. In the last
- * step the lanes past the end have left the loop, so a warp may count with
- * fewer than 32 lanes (and with any block size that is not whole warps). */
-__global__ void histo_kernel(const unsigned char *buffer, size_t size, unsigned int *histo)
-{
-    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    size_t stride = (size_t)blockDim.x * gridDim.x;
-    while (i < size) {
-        unsigned int bin = buffer[i];
-        /* TODO: find the lanes of this warp, here in this step, that hold the
-         * same bin; one of them adds the group's count, the others add nothing. */
-        add_to_bin(histo, bin, 1);
-        i += stride;
-    }
-}
+/* Yours: histo_kernel, one atomic per group of lanes that hold the same byte. */
+#include "warp_aggregation_yours.cuh"
 
 static void launch_histo(void *, const unsigned char *dev_buffer, size_t size,
                          unsigned int *dev_histo, struct launch launch)

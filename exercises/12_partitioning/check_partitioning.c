@@ -70,7 +70,8 @@ static void read_pattern(const char *args, const char *walk, struct pattern *p)
 static const struct grid {
     size_t size;
     int blocks, threads;
-} grids[] = {{10, 1, 4}, {10, 2, 3}, {3, 1, 8}, {0, 1, 4}, {1000, 3, 64}, {257, 2, 256}, {64, 4, 16}};
+} grids[] = {{10, 1, 4},    {10, 2, 3},    {3, 1, 8},  {0, 1, 4},
+             {1000, 3, 64}, {257, 2, 256}, {64, 4, 16}};
 #define GRIDS ((int)(sizeof grids / sizeof grids[0]))
 
 static void grid_args(const struct grid *g, char *args, size_t size)
@@ -93,11 +94,12 @@ START_TEST(test_interleaved_puts_neighbouring_items_on_neighbouring_bytes)
     for (size_t t = 0; t < items; t++) {
         size_t expected = t < g->size ? (g->size - t + items - 1) / items : 0;
         for (size_t s = 0; s < p.count[t] && s < expected; s++)
-            ck_assert_msg(p.reads[t][s] == t + s * items,
-                          "./partitioning --show-pattern %s: interleaved, item %zu reads byte %" PRIu64
-                          " at step %zu, expected %zu (t + step x %zu items: at each step, "
-                          "neighbouring items on neighbouring bytes)",
-                          args, t, p.reads[t][s], s, t + s * items, items);
+            ck_assert_msg(
+                p.reads[t][s] == t + s * items,
+                "./partitioning --show-pattern %s: interleaved, item %zu reads byte %" PRIu64
+                " at step %zu, expected %zu (t + step x %zu items: at each step, "
+                "neighbouring items on neighbouring bytes)",
+                args, t, p.reads[t][s], s, t + s * items, items);
         ck_assert_msg(p.count[t] == expected,
                       "./partitioning --show-pattern %s: interleaved, item %zu reads %zu bytes, "
                       "expected %zu (bytes %zu, %zu + %zu, ... below %zu)",
@@ -123,11 +125,12 @@ START_TEST(test_contiguous_gives_each_item_one_unbroken_slice)
     size_t next = 0, fair = g->size / items + g->size % items;
     for (size_t t = 0; t < items; t++) {
         for (size_t s = 0; s < p.count[t]; s++, next++)
-            ck_assert_msg(p.reads[t][s] == next,
-                          "./partitioning --show-pattern %s: contiguous, item %zu reads byte %" PRIu64
-                          " at step %zu, expected %zu (each item one unbroken slice, right after "
-                          "the previous item's: every byte once, in order)",
-                          args, t, p.reads[t][s], s, next);
+            ck_assert_msg(
+                p.reads[t][s] == next,
+                "./partitioning --show-pattern %s: contiguous, item %zu reads byte %" PRIu64
+                " at step %zu, expected %zu (each item one unbroken slice, right after "
+                "the previous item's: every byte once, in order)",
+                args, t, p.reads[t][s], s, next);
         ck_assert_msg(p.count[t] <= (fair ? fair : 1),
                       "./partitioning --show-pattern %s: contiguous, item %zu reads %zu bytes, "
                       "expected at most %zu (%zu bytes shared by %zu items)",

@@ -6,8 +6,8 @@
  * both against the CPU and then times both on the device. This host program
  * is complete; --show-pattern prints which byte each item reads at each step.
  *
- *   ./partitioning                                  both walks, side by side
- *   ./partitioning --variant contiguous --bins      one walk and its bins
+ *   ./partitioning                                     both walks, side by side
+ *   ./partitioning --variant contiguous --print-bins   one walk and its bins
  *   ./partitioning --show-pattern --size 10 --blocks 1 --threads 4
  */
 #include <CL/cl.h>
@@ -118,8 +118,8 @@ static void show_patterns(const struct stage *stage, const struct opencl *cl, cl
         CL_CHECK(clSetKernelArg(kernel, 2, sizeof steps, &steps));
         CL_CHECK(clSetKernelArg(kernel, 3, sizeof dev_pattern, &dev_pattern));
         CL_CHECK(clEnqueueNDRangeKernel(cl->queue, kernel, 1, NULL, &items, &local, 0, NULL, NULL));
-        CL_CHECK(clEnqueueReadBuffer(cl->queue, dev_pattern, CL_TRUE, 0, bytes, pattern, 0, NULL,
-                                     NULL));
+        CL_CHECK(
+            clEnqueueReadBuffer(cl->queue, dev_pattern, CL_TRUE, 0, bytes, pattern, 0, NULL, NULL));
         printf("pattern %s: %" PRIu64 " bytes, %ld work-groups x %d work-items\n",
                walk_names[contiguous], (uint64_t)size, launch.blocks, launch.threads);
         for (size_t t = 0; t < items; t++) {

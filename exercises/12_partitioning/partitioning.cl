@@ -37,8 +37,7 @@ walk contiguous_walk(ulong size, ulong items, ulong t)
 /* ---------------------------- no need to edit below: the kernels that use the walks -- */
 
 /* Stage 04's kernel; the loop over the input follows the walk w. */
-void count_walk(__global const uchar *buffer, walk w, __local uint *temp,
-                       __global uint *histo)
+void count_walk(__global const uchar *buffer, walk w, __local uint *temp, __global uint *histo)
 {
     for (uint bin = get_local_id(0); bin < BINS; bin += get_local_size(0))
         temp[bin] = 0;

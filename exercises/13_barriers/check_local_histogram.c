@@ -47,16 +47,17 @@ START_TEST(test_the_private_histogram_is_in_local_memory)
     const char *args = "--size 3000 --reps 1";
     struct stage_output o;
     run_stage(args, &o);
-    ck_assert_msg(o.exit_status == 0, "./local_histogram %s: %s (expected exit 0), stderr: %s", args,
-                  exit_meaning(&o), o.err);
+    ck_assert_msg(o.exit_status == 0, "./local_histogram %s: %s (expected exit 0), stderr: %s",
+                  args, exit_meaning(&o), o.err);
     const char *line = strstr(o.out, "local memory: ");
     ck_assert_msg(line != NULL, "./local_histogram %s: no 'local memory: N bytes' line", args);
     unsigned long long bytes = strtoull(line + strlen("local memory: "), NULL, 10);
-    ck_assert_msg(bytes >= BINS * sizeof(unsigned int),
-                  "./local_histogram %s: the kernel declares %llu bytes of local memory per "
-                  "work-group, expected at least %zu: a private histogram of 256 uint bins (counting "
-                  "straight into the global bins skips the lesson)",
-                  args, bytes, BINS * sizeof(unsigned int));
+    ck_assert_msg(
+        bytes >= BINS * sizeof(unsigned int),
+        "./local_histogram %s: the kernel declares %llu bytes of local memory per "
+        "work-group, expected at least %zu: a private histogram of 256 uint bins (counting "
+        "straight into the global bins skips the lesson)",
+        args, bytes, BINS * sizeof(unsigned int));
 }
 END_TEST
 

@@ -132,16 +132,17 @@ static void check_probe(const struct probe *q)
     snprintf(want_text, sizeof want_text, want < 0 ? "no bin" : "bin %ld", want);
     ck_assert_msg(got != -2 || o.exit_status != 0, "%s: %s, stderr: %s", args, exit_meaning(&o),
                   o.err);
-    ck_assert_msg(got == want, "%s: key %" PRId64 " in %ld bins over [%" PRId64 ", %" PRId64
-                  "): expected %s, got: %.200s", args, q->key, q->bins, q->lo, q->hi, want_text,
-                  o.out);
+    ck_assert_msg(got == want,
+                  "%s: key %" PRId64 " in %ld bins over [%" PRId64 ", %" PRId64
+                  "): expected %s, got: %.200s",
+                  args, q->key, q->bins, q->lo, q->hi, want_text, o.out);
     ck_assert_msg(o.exit_status == 0, "%s: %s, stderr: %s", args, exit_meaning(&o), o.err);
 }
 
 /* Small ranges: every key from just below lo to just past hi. */
-static const struct probe small_ranges[] = {
-    {-5, 5, 3, 0},   {0, 10, 10, 0},  {10, 13, 7, 0}, {-3, 4, 1, 0},
-    {-7, -2, 2, 0},  {100, 101, 1, 0}, {-1, 1, 16777216, 0}};
+static const struct probe small_ranges[] = {{-5, 5, 3, 0},       {0, 10, 10, 0}, {10, 13, 7, 0},
+                                            {-3, 4, 1, 0},       {-7, -2, 2, 0}, {100, 101, 1, 0},
+                                            {-1, 1, 16777216, 0}};
 #define SMALL_RANGES ((int)(sizeof small_ranges / sizeof small_ranges[0]))
 
 START_TEST(test_every_key_near_a_small_range)
@@ -160,19 +161,36 @@ END_TEST
  * 32 bits, bins far apart from the width, and keys where a float or double
  * product lands on the wrong side of an edge. */
 static const struct probe wide[] = {
-    {MIN, MAX, M24, MIN},         {MIN, MAX, M24, MIN + 1},     {MIN, MAX, M24, -1},
-    {MIN, MAX, M24, 0},           {MIN, MAX, M24, 255},         {MIN, MAX, M24, 256},
-    {MIN, MAX, M24, MAX - 1},     {MIN, MAX, M24, MAX},         {MIN, MAX, 1, MAX - 1},
-    {MIN, MAX, 256, 0},           {MIN, MAX, 3, 715827882},     {MIN, MAX, 3, -715827884},
-    {-2000000000, 2000000000, 65536, 1999999999},               {-2000000000, 2000000000, 65536, 2000000000},
-    {-2000000000, 2000000000, 7, 1428571428},                   {-2000000000, 2000000000, 7, 1428571429},
-    {-2000000000, 2000000000, M24, -1999999999},                {0, 1000000, 65536, 999999},
-    {0, 1000000, 65536, 65537},   {-1, MAX, M24, MAX - 1},      {MIN, 0, M24, -1},
-    {MIN, MIN + 1, M24, MIN},     {MIN, MIN + 1, M24, MIN + 1}, {MAX - 1, MAX, 2, MAX - 1},
+    {MIN, MAX, M24, MIN},
+    {MIN, MAX, M24, MIN + 1},
+    {MIN, MAX, M24, -1},
+    {MIN, MAX, M24, 0},
+    {MIN, MAX, M24, 255},
+    {MIN, MAX, M24, 256},
+    {MIN, MAX, M24, MAX - 1},
+    {MIN, MAX, M24, MAX},
+    {MIN, MAX, 1, MAX - 1},
+    {MIN, MAX, 256, 0},
+    {MIN, MAX, 3, 715827882},
+    {MIN, MAX, 3, -715827884},
+    {-2000000000, 2000000000, 65536, 1999999999},
+    {-2000000000, 2000000000, 65536, 2000000000},
+    {-2000000000, 2000000000, 7, 1428571428},
+    {-2000000000, 2000000000, 7, 1428571429},
+    {-2000000000, 2000000000, M24, -1999999999},
+    {0, 1000000, 65536, 999999},
+    {0, 1000000, 65536, 65537},
+    {-1, MAX, M24, MAX - 1},
+    {MIN, 0, M24, -1},
+    {MIN, MIN + 1, M24, MIN},
+    {MIN, MIN + 1, M24, MIN + 1},
+    {MAX - 1, MAX, 2, MAX - 1},
     {MAX - 1, MAX, 2, MAX},
     /* (key - lo) x bins one to three below a multiple of hi - lo: the exact
      * quotient is a hair under the next bin, and a double rounds it up */
-    {MIN, MAX, M24, 2147483391},  {MIN, MAX, M24, 2147483135},  {MIN, MAX, 16777213, 1021944630}};
+    {MIN, MAX, M24, 2147483391},
+    {MIN, MAX, M24, 2147483135},
+    {MIN, MAX, 16777213, 1021944630}};
 #define WIDE ((int)(sizeof wide / sizeof wide[0]))
 
 START_TEST(test_keys_in_wide_ranges_and_many_bins)
@@ -185,8 +203,8 @@ END_TEST
 
 START_TEST(test_bad_ranges_and_bins_are_usage_errors)
 {
-    static const char *const bad[] = {"--bins 0",        "--bins 16777217", "--lo 5 --hi 5",
-                                      "--lo 6 --hi 5",   "--hi 2147483648", "--lo -2147483649",
+    static const char *const bad[] = {"--bins 0",         "--bins 16777217", "--lo 5 --hi 5",
+                                      "--lo 6 --hi 5",    "--hi 2147483648", "--lo -2147483649",
                                       "--key 2147483648", "--size 6"};
     struct stage_output o;
     run_stage(bad[_i], &o);

@@ -1,7 +1,7 @@
 /*
  * check_cluster_bins.c - exercise 15 counts 16-bit keys (byte pairs,
  * little-endian, an odd last byte on its own) into 65536 bins held by a
- * cluster of 4 blocks: every bin it prints with --bins matches a count made
+ * cluster of 4 blocks: every bin it prints with --print-bins matches a count made
  * here, on every size, kind and launch; --show-slices shows that block r of a
  * cluster held only bins r x 16384 to (r+1) x 16384 - 1, every key of the
  * cluster's share whatever block read it, and that the slices add up to the
@@ -107,11 +107,11 @@ static void reference(const unsigned char *buffer, size_t size, unsigned int *hi
 
 static unsigned int expected[KEY_BINS];
 
-/* Runs args (with --reps 1 --bins) and asserts exit 0, every bin, the sum and "verified". */
+/* Runs args (with --reps 1 --print-bins) and asserts exit 0, every bin, the sum and "verified". */
 static void check_bins(const char *args, size_t keys)
 {
     char all[768];
-    snprintf(all, sizeof all, "%s --reps 1 --bins", args);
+    snprintf(all, sizeof all, "%s --reps 1 --print-bins", args);
     run_cluster_bins(all, &out);
     ck_assert_msg(out.exit_status == 0,
                   "%s: exit %d (1: a wrong bin or an error; 2: bad usage; "

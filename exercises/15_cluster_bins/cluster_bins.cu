@@ -4,7 +4,8 @@
  * counts, 256 KiB, more shared memory than one block may have. A cluster of 4
  * blocks holds them together: block r keeps bins r x 16384 to (r+1) x 16384 - 1,
  * and every block counts each key into the slice of the block that owns it,
- * through distributed shared memory (sm_90 and later). Finish the kernel: look for TODO.
+ * through distributed shared memory (sm_90 and later). Finish the kernel, in
+ * cluster_bins_yours.cuh.
  *
  *   make run ARGS='--size 16M'                     every bin checked against the CPU
  *   make run ARGS='--size 1M --show-slices'        what each block's slice holds before the merge
@@ -35,41 +36,8 @@ __host__ __device__ static unsigned int key_at(const unsigned char *buffer, size
 /* ------------------------------------------------------------ the kernel -- */
 
 #ifdef _CG_HAS_CLUSTER_GROUP /* compiled for sm_90 or later: the GPUs with clusters */
-/* slices is NULL, except in the run --show-slices asks for: there each block
- * copies its slice to slices[blockIdx.x * SLICE ...] before the merge. */
-__global__ void histo_kernel(const unsigned char *buffer, size_t size, unsigned int *histo,
-                             unsigned int *slices)
-{
-    extern __shared__ unsigned int slice[]; /* this block's SLICE bins */
-    cg::cluster_group cluster = cg::this_cluster();
-    for (unsigned int j = threadIdx.x; j < SLICE; j += blockDim.x)
-        slice[j] = 0;
-    /* TODO: every block of the cluster must have zeroed its slice before any
-     * block counts into it; this barrier waits only for this block's threads. */
-    __syncthreads();
-
-    size_t keys = (size + 1) / 2;
-    size_t stride = (size_t)blockDim.x * gridDim.x;
-    for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < keys; k += stride) {
-        unsigned int key = key_at(buffer, size, k);
-        /* TODO: the key's bin lives in the slice of one block of this cluster:
-         * count it there, not in this block's own slice. */
-        atomicAdd(&slice[key % SLICE], 1);
-    }
-    /* TODO: every block must have counted before any slice is read, and no
-     * block may exit while another may still add into its slice. */
-    __syncthreads();
-
-    if (slices)
-        for (unsigned int j = threadIdx.x; j < SLICE; j += blockDim.x)
-            slices[blockIdx.x * (size_t)SLICE + j] = slice[j];
-
-    /* TODO: the histogram's bin of this slice's first counter. */
-    unsigned int first = 0;
-    for (unsigned int j = threadIdx.x; j < SLICE; j += blockDim.x)
-        if (slice[j]) /* most bins are empty in one cluster's share of the keys */
-            atomicAdd(&histo[first + j], slice[j]);
-}
+/* Yours: histo_kernel, each key counted in the slice of the block that owns its bin. */
+#include "cluster_bins_yours.cuh"
 #else /* GPUs before sm_90 have no clusters: main exits 77 there before any launch */
 __global__ void histo_kernel(const unsigned char *, size_t, unsigned int *, unsigned int *)
 {
@@ -174,7 +142,8 @@ static int count_wrong(const unsigned int *histo, const unsigned int *expected, 
 }
 
 static int report(const struct stage *stage, const struct options *opt, const struct input *in,
-                  const struct gpu *gpu, const struct cluster_run *run, struct gpu_times times)
+                  const struct gpu *gpu, const struct cluster_run *run, struct gpu_times times,
+                  bool print_bins)
 {
     unsigned int *expected = (unsigned int *)calloc(KEY_BINS, sizeof(unsigned int));
     if (!expected)
@@ -215,7 +184,7 @@ static int report(const struct stage *stage, const struct options *opt, const st
                times.total_ms, gb_per_s(in->size, times.total_ms));
         printf("verified:   %s\n", verified ? "yes, every bin matches the CPU" : "NO");
     }
-    if (opt->bins)
+    if (print_bins)
         for (unsigned int bin = 0; bin < KEY_BINS; bin++)
             printf("%u: %u\n", bin, run->histo[bin]);
     return verified ? EXIT_OK : EXIT_FAILED;
@@ -275,10 +244,14 @@ static int show_slices(const struct input *in, struct launch launch)
     return same ? EXIT_OK : EXIT_FAILED;
 }
 
+/* Its 65536 bins are not the shared 256, so it has its own --bins and --print-bins. */
 static const struct stage_option own_options[] = {
     {"--show-slices", NULL,
      "run once more and print what each block's slice holds before the merge"},
+    {"--bins", "N", "the number of bins: 65536 here, one per 16-bit key"},
+    {"--print-bins", NULL, "print all 65536 bins, one '<bin>: <count>' line each"},
     {NULL, NULL, NULL}};
+enum { OPT_SHOW_SLICES, OPT_BINS, OPT_PRINT_BINS };
 
 int main(int argc, char **argv)
 {
@@ -287,12 +260,24 @@ int main(int argc, char **argv)
         .program = "cluster_bins",
         .summary = "exercise: 65536 bins over a cluster's distributed shared memory",
         .gpu = true,
-        .help = "The input is read as 16-bit keys (pairs of bytes), counted into 65536 bins; "
-                "--bins prints all of them. --blocks must be a multiple of 4 (whole clusters).",
+        .help = "The input is read as 16-bit keys (pairs of bytes), counted into 65536 bins. "
+                "--blocks must be a multiple of 4 (whole clusters).",
         .options = own_options};
     struct options opt = options_or_exit(argc, argv, &stage);
     if (opt.blocks % CLUSTER)
         usage_error(&stage, "--blocks must be a multiple of 4 (whole clusters of 4 blocks)");
+    const char *bins = opt.stage_values[OPT_BINS];
+    if (bins && strcmp(bins, "65536") != 0) {
+        char why[128];
+        snprintf(why, sizeof why,
+                 "--bins: cluster_bins counts 65536 bins, one per 16-bit key, "
+                 "not '%.20s'",
+                 bins);
+        usage_error(&stage, why);
+    }
+    bool print_bins = opt.stage_values[OPT_PRINT_BINS] != NULL;
+    if (print_bins && opt.csv)
+        usage_error(&stage, "--print-bins and --csv cannot be combined: the CSV would break");
     struct gpu gpu = open_gpu(&stage);
     int clusters = 0;
     HANDLE_ERROR(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, gpu.id));
@@ -317,8 +302,8 @@ int main(int argc, char **argv)
     run.kernel_histo = results;
     run.histo = results + KEY_BINS;
     struct gpu_times times = time_cluster_bins(&run, opt.reps);
-    int status = report(&stage, &opt, &in, &gpu, &run, times);
-    if (opt.stage_values[0] && show_slices(&in, launch) != EXIT_OK)
+    int status = report(&stage, &opt, &in, &gpu, &run, times, print_bins);
+    if (opt.stage_values[OPT_SHOW_SLICES] && show_slices(&in, launch) != EXIT_OK)
         status = EXIT_FAILED;
     free(results);
     free_input(&in);

@@ -54,7 +54,7 @@ static uint64_t constant_seed(bool odd)
     }
 }
 
-/* Runs with --bins --show-packing; asserts the CPU's bins and sum, "verified",
+/* Runs with --print-bins --show-packing; asserts the CPU's bins and sum, "verified",
  * no carry, and at least the flushes the counts need: a half holds at most
  * 65535, so a bin of c > 65535 was flushed at least (c - 1) / 65535 times. */
 static struct packing check_packed(size_t size, enum data_kind kind, uint64_t seed)
@@ -67,7 +67,7 @@ static struct packing check_packed(size_t size, enum data_kind kind, uint64_t se
     free(buffer);
     char args[256];
     snprintf(args, sizeof args,
-             "--size %zu --data %s --seed %" PRIu64 " --reps 1 --bins --show-packing", size,
+             "--size %zu --data %s --seed %" PRIu64 " --reps 1 --print-bins --show-packing", size,
              data_kind_name(kind), seed);
     struct stage_output o;
     run_stage(args, &o);

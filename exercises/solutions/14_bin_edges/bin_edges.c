@@ -75,8 +75,8 @@ struct run {
     const struct range *r;
     const unsigned char *bytes; /* n keys, 4 bytes each, in the machine's order */
     size_t n;
-    unsigned int *histo;        /* r->bins counters */
-    size_t outside;             /* keys in no bin */
+    unsigned int *histo; /* r->bins counters */
+    size_t outside;      /* keys in no bin */
 };
 
 static double histogram_once(void *context)
@@ -153,8 +153,8 @@ int main(int argc, char **argv)
     if (v[OPT_KEY]) { /* one key: its bin, yours and the reference's */
         int32_t key = (int32_t)parse_number(&stage, "--key", v[OPT_KEY], INT32_MIN, INT32_MAX);
         long bin = key_bin(&r, key), expected = reference_bin(&r, key);
-        printf("key %" PRId32 " in %ld bins over [%" PRId32 ", %" PRId32 "): ", key, r.bins,
-               r.lo, r.hi);
+        printf("key %" PRId32 " in %ld bins over [%" PRId32 ", %" PRId32 "): ", key, r.bins, r.lo,
+               r.hi);
         printf(bin < 0 ? "no bin" : "bin %ld", bin);
         printf(expected < 0 ? " (the reference: no bin)\n" : " (the reference: bin %ld)\n",
                expected);
@@ -190,7 +190,8 @@ int main(int argc, char **argv)
                     histo[bin], expected[bin]);
     if (run.outside != outside)
         fprintf(stderr, "%s: %zu keys in no bin, the reference says %zu\n", program_name,
-                run.outside, outside), wrong++;
+                run.outside, outside),
+            wrong++;
 
     printf("%s: %s\n", stage.dir, stage.summary);
     printf("input:      %s, %zu bytes: %zu int32 keys\n", in.name, in.size, run.n);

@@ -1,0 +1,31 @@
+/*
+ * block_tuning_yours.cuh - exercise 04, the part you write: sweep_grids, which
+ * times stage 03's kernel on every grid of the sweep, and fastest, which
+ * picks the best of them. block_tuning.cu calls both from main, then prints
+ * the table and the best: look for TODO.
+ */
+
+/* Times the kernel with time_grid on every grid of the sweep, each added to
+ * s in the order timed, and returns the index in s->results of the book's
+ * grid (BOOK_BLOCKS_PER_SM blocks per SM). */
+static int sweep_grids(const struct stage *stage, const struct options *opt, const struct gpu *gpu,
+                       const struct input *in, struct sweep *s)
+{
+    /* TODO: time every grid from 1 to MOST_BLOCKS_PER_SM blocks per SM, doubling
+     * each time, not only the book's; return the index of the book's grid
+     * (see the README's hints). */
+    int book = s->count;
+    time_grid(stage, opt, gpu, in, BOOK_BLOCKS_PER_SM, s);
+    return book;
+}
+
+/* The result with the shortest kernel-only time; on a tie, the smaller grid,
+ * which came first. Kernel only, because end to end is mostly the copy, the
+ * same for every grid. */
+static int fastest(const struct sweep *s)
+{
+    /* TODO: return the index of the result with the smallest kernel_ms (the
+     * first of them on a tie). For now the first result is called the best. */
+    (void)s;
+    return 0;
+}

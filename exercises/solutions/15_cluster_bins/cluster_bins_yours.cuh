@@ -1,0 +1,43 @@
+/*
+ * cluster_bins_yours.cuh - exercise 15, the part you write: histo_kernel, whose
+ * 65536 bins are split over the shared memory of a cluster of CLUSTER blocks,
+ * SLICE bins each. cluster_bins.cu includes it only when compiling for sm_90
+ * or later, launches it in whole clusters and checks every bin. The reference
+ * solution.
+ */
+
+/* slices is NULL, except in the run --show-slices asks for: there each block
+ * copies its slice to slices[blockIdx.x * SLICE ...] before the merge. */
+__global__ void histo_kernel(const unsigned char *buffer, size_t size, unsigned int *histo,
+                             unsigned int *slices)
+{
+    extern __shared__ unsigned int slice[]; /* this block's SLICE bins */
+    cg::cluster_group cluster = cg::this_cluster();
+    for (unsigned int j = threadIdx.x; j < SLICE; j += blockDim.x)
+        slice[j] = 0;
+    /* Every block of the cluster has zeroed its slice before any block counts
+     * into it: __syncthreads() would wait only for this block's threads. */
+    cluster.sync();
+
+    size_t keys = (size + 1) / 2;
+    size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < keys; k += stride) {
+        unsigned int key = key_at(buffer, size, k);
+        /* The key's bin lives in block key / SLICE of this cluster, at key % SLICE. */
+        unsigned int *owner = cluster.map_shared_rank(slice, key / SLICE);
+        atomicAdd(&owner[key % SLICE], 1);
+    }
+    /* Every block has counted before any slice is read, and no block exits
+     * (its shared memory gone) while another may still add into it. */
+    cluster.sync();
+
+    if (slices)
+        for (unsigned int j = threadIdx.x; j < SLICE; j += blockDim.x)
+            slices[blockIdx.x * (size_t)SLICE + j] = slice[j];
+
+    /* Block r of the cluster (its rank, 0 to CLUSTER - 1) holds bins r x SLICE on. */
+    unsigned int first = cluster.block_rank() * SLICE;
+    for (unsigned int j = threadIdx.x; j < SLICE; j += blockDim.x)
+        if (slice[j]) /* most bins are empty in one cluster's share of the keys */
+            atomicAdd(&histo[first + j], slice[j]);
+}
