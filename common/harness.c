@@ -680,7 +680,8 @@ static void print_one(const struct stage *stage, const struct options *opt, cons
     if (stage->gpu && r->kernel_ms > r->total_ms)
         printf("note:       the kernel-only median is above the end-to-end one: they are medians\n"
                "            of different runs, which here varied by more than the copies cost\n"
-               "            (a CPU device, such as PoCL's, on a busy machine)\n");
+               "            (a CPU device, such as PoCL's: runs under a millisecond, or a busy\n"
+               "            machine)\n");
     printf("verified:   %s\n", verified ? "yes, every bin matches the CPU" : "NO");
 }
 

@@ -58,5 +58,5 @@ END {
     }
     if (crossed)
         print "* kernel above end to end: the two are medians of different runs, which varied by more than\n" \
-              "  the copies cost (a CPU device on a busy machine)"
+              "  the copies cost (on PoCL: runs under a millisecond, or a busy machine)"
 }

@@ -610,8 +610,9 @@ END_TEST
 
 /* Runs report_results on one result with stdout and stderr sent to files;
  * returns its status and what each stream got (the start of it). */
-static int report_captured(const struct options *opt, const struct input *in,
-                           const struct result *r, char *out, char *err, size_t size)
+static int report_captured(const struct stage *stage, const struct options *opt,
+                           const struct input *in, const struct result *r, char *out, char *err,
+                           size_t size)
 {
     char out_path[] = "/tmp/report_out_XXXXXX", err_path[] = "/tmp/report_err_XXXXXX";
     int out_fd = mkstemp(out_path), err_fd = mkstemp(err_path);
@@ -621,7 +622,7 @@ static int report_captured(const struct options *opt, const struct input *in,
     int saved_out = dup(1), saved_err = dup(2);
     dup2(out_fd, 1);
     dup2(err_fd, 2);
-    int status = report_results(&cpu_stage, opt, in, r, 1);
+    int status = report_results(stage, opt, in, r, 1);
     fflush(stdout);
     fflush(stderr);
     dup2(saved_out, 1);
@@ -653,7 +654,7 @@ START_TEST(test_a_wrong_bin_shared_by_both_runs_is_reported_once)
     ck_assert_int_eq(parse_options(3, argv, &cpu_stage, &opt), EXIT_OK);
     struct input in = {.buffer = &byte, .size = 1, .name = "uniform"};
     char out[4096], err[4096];
-    ck_assert_int_eq(report_captured(&opt, &in, &r, out, err, sizeof out), EXIT_FAILED);
+    ck_assert_int_eq(report_captured(&cpu_stage, &opt, &in, &r, out, err, sizeof out), EXIT_FAILED);
     char *first = strstr(err, "bin 7 holds 2");
     ck_assert_msg(first && !strstr(first + 1, "bin 7 holds"), "stderr: %s", err);
     ck_assert_msg(strstr(err, "verification FAILED: 1 bin differs from"), "stderr: %s", err);
@@ -663,11 +664,34 @@ START_TEST(test_a_wrong_bin_shared_by_both_runs_is_reported_once)
     /* where the two runs differ, each is named */
     kernel[7] = 1;
     kernel[8] = 1;
-    ck_assert_int_eq(report_captured(&opt, &in, &r, out, err, sizeof out), EXIT_FAILED);
+    ck_assert_int_eq(report_captured(&cpu_stage, &opt, &in, &r, out, err, sizeof out), EXIT_FAILED);
     ck_assert_msg(strstr(err, "x (end to end): bin 7 holds 2") &&
                       strstr(err, "x (kernel only): bin 8 holds 1") &&
                       strstr(err, "FAILED: 2 bins differ from"),
                   "stderr: %s", err);
+}
+END_TEST
+
+/* A kernel-only median above the end-to-end one is explained where it is
+ * printed (two medians of different runs), and only then. */
+START_TEST(test_a_kernel_time_above_the_trip_is_explained)
+{
+    unsigned char byte = 7;
+    unsigned int histo[BINS] = {0};
+    histo[7] = 1;
+    struct result r = {
+        .impl = "x", .device = "d", .kernel_ms = 0.65, .total_ms = 0.44, .histo = histo};
+    char *argv[] = {"program", "--reps", "1", NULL};
+    struct options opt;
+    ck_assert_int_eq(parse_options(3, argv, &gpu_stage, &opt), EXIT_OK);
+    struct input in = {.buffer = &byte, .size = 1, .name = "uniform"};
+    char out[4096], err[4096];
+    ck_assert_int_eq(report_captured(&gpu_stage, &opt, &in, &r, out, err, sizeof out), EXIT_OK);
+    ck_assert_msg(strstr(out, "note:       the kernel-only median is above the end-to-end one"),
+                  "%s", out);
+    r.total_ms = 0.70;
+    ck_assert_int_eq(report_captured(&gpu_stage, &opt, &in, &r, out, err, sizeof out), EXIT_OK);
+    ck_assert_msg(!strstr(out, "note:"), "%s", out);
 }
 END_TEST
 
@@ -825,6 +849,7 @@ int main(void)
     tcase_add_test(results, test_gb_per_s_is_bytes_over_time);
     tcase_add_test(results, test_report_results_verifies_every_one_of_many_results);
     tcase_add_test(results, test_a_wrong_bin_shared_by_both_runs_is_reported_once);
+    tcase_add_test(results, test_a_kernel_time_above_the_trip_is_explained);
     tcase_add_test(results, test_csv_row_has_every_column_in_order);
     tcase_add_test(results, test_csv_quotes_text_with_commas_and_quotes);
     suite_add_tcase(suite, results);
