@@ -367,9 +367,6 @@ static const struct strategy strategies[] = {
     {"cub-range", CUB_RANGE, 0},
 };
 #define STRATEGIES ((int)(sizeof strategies / sizeof strategies[0]))
-static const char *const variant_names[] = {"all",       "auto",   "per-warp",     "per-block",
-                                            "cluster",   "global", "global-plain", "cub",
-                                            "cub-range", NULL};
 
 /* How one strategy runs on this GPU for this job: its grid, its shared
  * memory, and for (c) its cluster; or why it cannot. */
@@ -689,6 +686,54 @@ static void launch_any(struct plan *p, const struct on_gpu *g, void *histo)
 #undef KEYED
 }
 
+/* The bins' edges for cub-range: bin k starts at the first key whose bin
+ * is k, lo + ceil(k x width / bins), so that its bins are the even ones. */
+static void *range_levels(const struct binning &b)
+{
+    size_t count = (size_t)b.bins + 1;
+    long long *levels = (long long *)host_malloc(count * sizeof *levels);
+    for (size_t k = 0; k < count; k++)
+        levels[k] = (long long)(b.lo + (k * b.width + b.bins - 1) / b.bins);
+    void *dev;
+    HANDLE_ERROR(cudaMalloc(&dev, count * sizeof *levels));
+    HANDLE_ERROR(cudaMemcpy(dev, levels, count * sizeof *levels, cudaMemcpyHostToDevice));
+    free(levels);
+    return dev;
+}
+
+/* The bytes of cub-range's edges on the GPU: one long long per edge. */
+static size_t levels_bytes(const struct plan *p, const struct binning &b)
+{
+    return p->s->kind == CUB_RANGE ? ((size_t)b.bins + 1) * sizeof(long long) : 0;
+}
+
+/* CUB's memory for one strategy, held only while that strategy runs: its
+ * scratch space and, for cub-range, the bins' edges. false: the scratch
+ * could not be had in one piece. */
+static bool hold_cub_memory(struct plan *p, const struct binning &b)
+{
+    cudaError_t status =
+        cudaMalloc(&p->cub_scratch, p->cub_scratch_bytes ? p->cub_scratch_bytes : 1);
+    if (status == cudaErrorMemoryAllocation) {
+        (void)cudaGetLastError(); /* not a sticky error: this clears it */
+        p->cub_scratch = NULL;
+        return false;
+    }
+    HANDLE_ERROR(status);
+    if (p->s->kind == CUB_RANGE)
+        p->cub_levels = range_levels(b);
+    return true;
+}
+
+static void drop_cub_memory(struct plan *p)
+{
+    if (p->cub_scratch)
+        HANDLE_ERROR(cudaFree(p->cub_scratch));
+    if (p->cub_levels)
+        HANDLE_ERROR(cudaFree(p->cub_levels));
+    p->cub_scratch = p->cub_levels = NULL;
+}
+
 /* Whether a whole trip (its own keys, weights and bins, beside those kept
  * on the GPU for the kernel-only runs) and extra bytes fit in the GPU's free
  * memory; if not, the strategy is refused with the reason, and the others
@@ -737,20 +782,29 @@ static void plan_any(struct plan *p, const struct on_gpu *g, const struct gpu *g
         p->sizing_only = true; /* CUB says what it wants before anything runs */
         launch_any(p, g, g->histo);
         p->sizing_only = false;
-        if (!fits_beside_a_trip(p, g, p->cub_scratch_bytes))
+        /* Its scratch holds a copy of the bins per block, and CUB before 3.5
+         * (CUDA 13.0 ships 3.0) finds a block's copy at block x bins in a
+         * 32-bit int: past 2^31 counters that wraps, and CUB writes outside
+         * its scratch (NVIDIA/cccl#9570; seen here as an illegal address at
+         * 16M bins of 256M keys). The scratch's counters bound that product. */
+        if (CUB_VERSION < 300500 && p->cub_scratch_bytes / sizeof(unsigned) >= (1ull << 31)) {
+            snprintf(p->why_not, sizeof p->why_not,
+                     "%s: CUB (CUDA 13.0) wants %zu MiB of scratch for %u bins, past the 2^31 "
+                     "counters it can index (NVIDIA/cccl#9570)",
+                     p->s->name, p->cub_scratch_bytes >> 20, j.b.bins);
             return;
-        cudaError_t status =
-            cudaMalloc(&p->cub_scratch, p->cub_scratch_bytes ? p->cub_scratch_bytes : 1);
-        if (status != cudaErrorMemoryAllocation)
-            HANDLE_ERROR(status);
-        else {                        /* free memory in pieces too small: a refusal, not an error */
-            (void)cudaGetLastError(); /* (not a sticky error: this clears it) */
-            p->cub_scratch = NULL;
+        }
+        if (!fits_beside_a_trip(p, g, p->cub_scratch_bytes + levels_bytes(p, j.b)))
+            return;
+        /* Held only while this strategy runs (hold_cub_memory), so that the
+         * other strategies' trips find the memory it needs free; tried once
+         * here, as it may not be had in one piece: a refusal, not an error. */
+        if (!hold_cub_memory(p, j.b))
             snprintf(p->why_not, sizeof p->why_not,
                      "%s: CUB wants %zu MiB of scratch space for %u bins, more than the GPU can "
-                     "give",
+                     "give in one piece",
                      p->s->name, p->cub_scratch_bytes >> 20, j.b.bins);
-        }
+        drop_cub_memory(p);
         return;
     }
     bool w = j.weights != NULL;
@@ -772,21 +826,6 @@ static void plan_any(struct plan *p, const struct on_gpu *g, const struct gpu *g
 #undef KEYED
     if (!p->why_not[0])
         fits_beside_a_trip(p, g, 0);
-}
-
-/* The bins' edges for cub-range: bin k starts at the first key whose bin
- * is k, lo + ceil(k x width / bins), so that its bins are the even ones. */
-static void *range_levels(const struct binning &b)
-{
-    size_t count = (size_t)b.bins + 1;
-    long long *levels = (long long *)host_malloc(count * sizeof *levels);
-    for (size_t k = 0; k < count; k++)
-        levels[k] = (long long)(b.lo + (k * b.width + b.bins - 1) / b.bins);
-    void *dev;
-    HANDLE_ERROR(cudaMalloc(&dev, count * sizeof *levels));
-    HANDLE_ERROR(cudaMemcpy(dev, levels, count * sizeof *levels, cudaMemcpyHostToDevice));
-    free(levels);
-    return dev;
 }
 
 /* One timed run of a strategy: what a user waits for, on the host clock
@@ -973,6 +1012,10 @@ static int wrong_bins(const char *impl, const struct job &job, const void *got,
 
 int main(int argc, char **argv)
 {
+    /* --variant: all (the default), auto, or a strategy: the names come from the table */
+    const char *variant_names[STRATEGIES + 3] = {"all", "auto"};
+    for (int i = 0; i < STRATEGIES; i++)
+        variant_names[i + 2] = strategies[i].name;
     const struct stage stage = {
         .dir = "07_any_bins",
         .program = "hist_gpu_any_bins",
@@ -1164,8 +1207,6 @@ int main(int argc, char **argv)
             continue;
         }
         count++;
-        if (s->kind == CUB_RANGE)
-            r->p.cub_levels = range_levels(job.b);
         r->s = s;
         if (k < 0)
             snprintf(r->impl, sizeof r->impl, "auto:%s", s->name);
@@ -1173,7 +1214,12 @@ int main(int argc, char **argv)
             snprintf(r->impl, sizeof r->impl, "%s", s->name);
         r->launch = r->p.launch;
         struct trip t = {&r->p, &g, in.buffer, host_weights, host_histo, kernel_histo};
+        bool cub = s->kind == CUB_EVEN || s->kind == CUB_RANGE;
+        if (cub && !hold_cub_memory(&r->p, job.b))
+            fail("%s: CUB's scratch space (%zu MiB) could not be had again", r->impl,
+                 r->p.cub_scratch_bytes >> 20);
         r->t.kernel_ms = median_gpu_times(kernel_only_run, &t, opt.reps).kernel_ms;
+        drop_cub_memory(&r->p);
         HANDLE_ERROR(cudaMemcpy(kernel_histo, g.histo, g.histo_bytes, cudaMemcpyDeviceToHost));
         /* CUB counts into 32-bit counters; so do the others without weights */
         int bad = wrong_bins(r->impl, job, kernel_histo, cpu_counts, cpu_sums);
@@ -1183,14 +1229,15 @@ int main(int argc, char **argv)
     for (int i = 1; i < count; i++) { /* rows[0] is the floor */
         struct row *r = &rows[i];
         struct trip t = {&r->p, &g, in.buffer, host_weights, host_histo, kernel_histo};
+        bool cub = r->s->kind == CUB_EVEN || r->s->kind == CUB_RANGE;
+        if (cub && !hold_cub_memory(&r->p, job.b))
+            fail("%s: CUB's scratch space (%zu MiB) could not be had again", r->impl,
+                 r->p.cub_scratch_bytes >> 20);
         r->t.total_ms = median_gpu_times(whole_trip_run, &t, opt.reps).total_ms;
         int bad = wrong_bins(r->impl, job, host_histo, cpu_counts, cpu_sums);
         r->verified = r->verified && bad == 0;
         wrong += bad;
-        if (r->p.cub_scratch)
-            HANDLE_ERROR(cudaFree(r->p.cub_scratch));
-        if (r->p.cub_levels)
-            HANDLE_ERROR(cudaFree(r->p.cub_levels));
+        drop_cub_memory(&r->p);
     }
 
     /* The report: the shared layout, with what this stage adds. */

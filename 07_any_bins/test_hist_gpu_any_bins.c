@@ -464,7 +464,10 @@ START_TEST(test_a_strategy_that_needs_more_memory_than_the_gpu_has_is_refused)
     ck_assert_msg(o.exit_status == 0, "%s: exit %d: %s", args, o.exit_status, o.err);
     ck_assert_msg(o.verified, "%s: no verified line: %s", args, o.out);
     /* the report names each refusal on a "not run:" line */
-    const char *refusal = strstr(o.out, "\nnot run:    cub ");
+    /* "not run:    cub needs N MiB ..." or "not run:    cub: CUB ... wants N MiB ..." */
+    const char *refusal = strstr(o.out, "\nnot run:    cub");
+    if (refusal && refusal[16] != ' ' && refusal[16] != ':')
+        refusal = NULL; /* cub-range's line */
     const char *end = refusal ? strchr(refusal + 1, '\n') : NULL;
     const char *mib = refusal ? strstr(refusal, " MiB") : NULL;
     ck_assert_msg(refusal && mib && mib < end, "%s: no 'not run: cub ... MiB' line: %s", args,
@@ -475,6 +478,28 @@ START_TEST(test_a_strategy_that_needs_more_memory_than_the_gpu_has_is_refused)
     run_any("--size 256M --keys u32 --bins 268435456 --reps 1 --variant cub", &o, 0);
     ck_assert_msg(o.exit_status == EXIT_USAGE && strstr(o.err, "MiB"), "exit %d: %s", o.exit_status,
                   o.err);
+    free(o.bins);
+}
+END_TEST
+
+/* 16M bins of 16M keys: CUB's scratch, a copy of the bins per block, passes
+ * 2^31 counters, which CUB before 3.5 indexes with a 32-bit int and then
+ * writes outside its scratch (NVIDIA/cccl#9570): the whole run died on an
+ * illegal address. It must be refused with that reason, or (a fixed CUB)
+ * run right; every other strategy still runs, verified. */
+START_TEST(test_cub_is_refused_where_its_offsets_would_wrap)
+{
+    struct any_output o;
+    const char *args = "--size 64M --keys u32 --bins 16M --reps 1";
+    run_any(args, &o, 0);
+    ck_assert_msg(o.exit_status == 0, "%s: exit %d: %s", args, o.exit_status, o.err);
+    ck_assert_msg(o.verified, "%s: no verified line: %s", args, o.out);
+    const char *refusal = strstr(o.out, "\nnot run:    cub: ");
+    ck_assert_msg(!refusal || strstr(refusal, "NVIDIA/cccl#9570") || strstr(refusal, " MiB"),
+                  "%s: %s", args, o.out);
+    ck_assert_msg(refusal || strstr(o.out, "\ncub "), "%s: cub neither ran nor was refused: %s",
+                  args, o.out);
+    ck_assert_msg(strstr(o.out, "\nglobal "), "%s: global did not run: %s", args, o.out);
     free(o.bins);
 }
 END_TEST
@@ -577,8 +602,9 @@ int main(int argc, char **argv)
     tcase_add_loop_test(gpu, test_past_two_to_the_31_keys, 0, past_2_31);
     tcase_add_loop_test(gpu, test_too_many_bins_for_a_strategy_says_its_limit, 0, 6);
     tcase_add_test(gpu, test_a_strategy_that_needs_more_memory_than_the_gpu_has_is_refused);
+    tcase_add_test(gpu, test_cub_is_refused_where_its_offsets_would_wrap);
     int gpu_checks = bin_counts + strategies_each + sizes + launches + 2 + weights + channels + 1 +
-                     past_2_31 + 6 + 1;
+                     past_2_31 + 6 + 2;
     add_if_runnable(suite, gpu, gpu_checks);
     return run_suite(suite);
 }
