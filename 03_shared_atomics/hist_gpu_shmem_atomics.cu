@@ -15,8 +15,6 @@
 #include "harness_cuda.h"     /* options, the GPU, repeats, the report: no need to read it */
 #include "contiguous_slice.h" /* which bytes a thread counts in histo_kernel_contiguous */
 
-#include <string.h>
-
 /* ---------------------------------------------------------- the kernels -- */
 
 __global__ void histo_kernel(const unsigned char *buffer, size_t size, unsigned int *histo)
@@ -140,7 +138,6 @@ static const struct variant variants[] = {
     {"contiguous", "contiguous", histo_kernel_contiguous},
 };
 #define VARIANTS ((int)(sizeof variants / sizeof variants[0]))
-static const char *const variant_names[] = {"interleaved", "contiguous", "all", NULL};
 
 int main(int argc, char **argv)
 {
@@ -149,7 +146,8 @@ int main(int argc, char **argv)
         .program = "hist_gpu_shmem_atomics",
         .summary = "a shared-memory histogram per block, merged with global atomics",
         .gpu = true,
-        .variants = variant_names,
+        /* the table's names, the book's first (the default), and all last */
+        .variants = variant_names_of_rows(variants, VARIANTS, sizeof variants[0], false),
         .help = "With T threads in the grid, thread t reads bytes t, t + T, t + 2T and so on in "
                 "the book's kernel (interleaved), and the t-th run of ceil(size/T) bytes in "
                 "contiguous; all runs both on the same input, a row each."};
@@ -163,9 +161,8 @@ int main(int argc, char **argv)
     struct histo_run runs[VARIANTS];
     struct result results[VARIANTS];
     int count = 0;
-    bool all = strcmp(variant_names[opt.variant], "all") == 0;
     for (int v = 0; v < VARIANTS; v++) {
-        if (!all && opt.variant != v)
+        if (!variant_wants(&stage, &opt, variants[v].name))
             continue;
         struct histo_run *run = &runs[count];
         *run = {variants[v].kernel, in.buffer, in.size, launch, {0}};

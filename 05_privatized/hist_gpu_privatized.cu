@@ -288,8 +288,8 @@ int main(int argc, char **argv)
         .program = "hist_gpu_privatized",
         .summary = "a histogram at the memory-bandwidth limit, and CUB",
         .gpu = true,
-        /* all, then the table's names */
-        .variants = variant_names_of_rows(all_variants, VARIANTS, sizeof all_variants[0]),
+        /* all (the default), then the table's names */
+        .variants = variant_names_of_rows(all_variants, VARIANTS, sizeof all_variants[0], true),
         .help = "The grid defaults to as many blocks as fit on the GPU "
                 "at once (the occupancy API), and --threads to 256 for "
                 "book-occupancy, run-length and warp-aggregated, 1024 "
@@ -317,7 +317,7 @@ int main(int argc, char **argv)
 
     for (int i = 0; i < VARIANTS; i++) {
         const struct variant *v = &all_variants[i];
-        if (!variant_wants_row(&opt, i))
+        if (!variant_wants(&stage, &opt, v->name))
             continue;
         struct launch launch = choose_grid(&stage, &opt, &gpu, v);
         struct variant_run run = {.kernel = v->kernel};

@@ -331,7 +331,8 @@ int main(int argc, char **argv)
                                 .program = "hist_gpu_streams",
                                 .summary = "end to end: page-locked memory and streams",
                                 .gpu = true,
-                                .variants = variant_names_of_rows(ways, WAYS, sizeof ways[0]),
+                                /* all (the default), then the table's names */
+                                .variants = variant_names_of_rows(ways, WAYS, sizeof ways[0], true),
                                 .help = "CUB chooses its own launch, so --blocks, --threads and "
                                         "--blocks-per-sm are refused; --chunks N sets the "
                                         "chunks of the streams ways.",
@@ -359,7 +360,7 @@ int main(int argc, char **argv)
                         .total_ms = median_ms(copy_once, &trip, opt.reps)};
     check_copy(&trip);
     for (int m = 0; m < WAYS; m++) {
-        if (!variant_wants_row(&opt, m))
+        if (!variant_wants(&stage, &opt, ways[m].name))
             continue;
         double total_ms = median_ms(ways[m].once, &trip, opt.reps);
         memcpy(histos[m], trip.histo, sizeof trip.histo);

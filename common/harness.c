@@ -541,19 +541,21 @@ long long stage_option_number(const struct stage *stage, const struct options *o
     return value;
 }
 
-const char *const *variant_names_of_rows(const void *rows, int count, size_t row_size)
+const char *const *variant_names_of_rows(const void *rows, int count, size_t row_size,
+                                         bool all_first)
 {
     const char **names = checked_malloc(((size_t)count + 2) * sizeof *names);
-    names[0] = "all";
+    names[all_first ? 0 : count] = "all";
     for (int i = 0; i < count; i++) /* a struct's address is its first member's */
-        names[i + 1] = *(const char *const *)((const char *)rows + (size_t)i * row_size);
+        names[i + all_first] = *(const char *const *)((const char *)rows + (size_t)i * row_size);
     names[count + 1] = NULL;
     return names;
 }
 
-bool variant_wants_row(const struct options *opt, int row)
+bool variant_wants(const struct stage *stage, const struct options *opt, const char *name)
 {
-    return opt->variant == 0 || opt->variant == row + 1;
+    const char *chosen = stage->variants[opt->variant];
+    return strcmp(chosen, "all") == 0 || strcmp(chosen, name) == 0;
 }
 
 struct options options_or_exit(int argc, char **argv, const struct stage *stage)

@@ -135,12 +135,14 @@ long long stage_option_number(const struct stage *stage, const struct options *o
                               long long min, long long max, long long fallback);
 
 /* A stage whose variants are the rows of one table, each a struct whose first
- * member is the row's name, makes --variant's list from it: "all" first (the
- * default: every row), then each row's name, in order. */
-const char *const *variant_names_of_rows(const void *rows, int count, size_t row_size);
+ * member is the row's name, makes --variant's list from it: each row's name,
+ * in order, and "all" (every row), first when all_first (then it is the
+ * default), else last (the first row is). */
+const char *const *variant_names_of_rows(const void *rows, int count, size_t row_size,
+                                         bool all_first);
 
-/* Whether --variant asks for the table's row (all, or that row's name). */
-bool variant_wants_row(const struct options *opt, int row);
+/* Whether --variant asks for the row of this name: that name, or all. */
+bool variant_wants(const struct stage *stage, const struct options *opt, const char *name);
 
 struct input {
     unsigned char *buffer;

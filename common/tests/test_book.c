@@ -298,19 +298,19 @@ START_TEST(test_a_bad_stage_option_number_is_a_usage_error)
 {
     struct options opt;
     ck_assert_int_eq(parse(&numbered_stage, &opt, bad_numbers[_i]), EXIT_OK);
-    freopen("/dev/null", "w", stderr);
+    ck_assert(freopen("/dev/null", "w", stderr) != NULL);
     stage_option_number(&numbered_stage, &opt, 0, 1, 1024, 8);
 }
 END_TEST
 
-/* --variant's names from a table's rows: "all" first, then each row's name. */
+/* --variant's names from a table's rows, "all" first (the default) or last. */
 START_TEST(test_variant_names_come_from_the_table)
 {
     static const struct row {
         const char *name;
         int payload;
     } rows[] = {{"pageable", 1}, {"pinned", 2}, {"streams", 3}};
-    const char *const *names = variant_names_of_rows(rows, 3, sizeof rows[0]);
+    const char *const *names = variant_names_of_rows(rows, 3, sizeof rows[0], true);
     ck_assert_str_eq(names[0], "all");
     ck_assert_str_eq(names[1], "pageable");
     ck_assert_str_eq(names[3], "streams");
@@ -318,10 +318,19 @@ START_TEST(test_variant_names_come_from_the_table)
     const struct stage stage = {.dir = "06_x", .program = "x", .summary = "s", .variants = names};
     struct options opt;
     ck_assert_int_eq(parse(&stage, &opt, "--variant pinned"), EXIT_OK);
-    ck_assert(!variant_wants_row(&opt, 0) && variant_wants_row(&opt, 1) &&
-              !variant_wants_row(&opt, 2));
+    ck_assert(!variant_wants(&stage, &opt, "pageable") && variant_wants(&stage, &opt, "pinned"));
     ck_assert_int_eq(parse(&stage, &opt, ""), EXIT_OK); /* all */
-    ck_assert(variant_wants_row(&opt, 0) && variant_wants_row(&opt, 2));
+    ck_assert(variant_wants(&stage, &opt, "pageable") && variant_wants(&stage, &opt, "streams"));
+
+    names = variant_names_of_rows(rows, 3, sizeof rows[0], false);
+    ck_assert_str_eq(names[0], "pageable");
+    ck_assert_str_eq(names[3], "all");
+    ck_assert_ptr_null(names[4]);
+    const struct stage last = {.dir = "03_x", .program = "x", .summary = "s", .variants = names};
+    ck_assert_int_eq(parse(&last, &opt, ""), EXIT_OK); /* the first row alone */
+    ck_assert(variant_wants(&last, &opt, "pageable") && !variant_wants(&last, &opt, "pinned"));
+    ck_assert_int_eq(parse(&last, &opt, "--variant all"), EXIT_OK);
+    ck_assert(variant_wants(&last, &opt, "pinned"));
 }
 END_TEST
 
@@ -432,7 +441,7 @@ END_TEST
 START_TEST(test_options_or_exit_exits_2_on_bad_usage)
 {
     char *argv[] = {"program", "--reps", "zero", NULL};
-    freopen("/dev/null", "w", stderr);
+    ck_assert(freopen("/dev/null", "w", stderr) != NULL);
     options_or_exit(3, argv, &gpu_stage);
 }
 END_TEST
@@ -440,7 +449,7 @@ END_TEST
 START_TEST(test_help_exits_0)
 {
     char *argv[] = {"program", "--help", NULL};
-    freopen("/dev/null", "w", stdout);
+    ck_assert(freopen("/dev/null", "w", stdout) != NULL);
     options_or_exit(2, argv, &cpu_stage);
 }
 END_TEST
@@ -496,7 +505,7 @@ START_TEST(test_verification_catches_a_planted_wrong_bin)
     ck_assert_int_eq(verify_histogram(buffer, 100000, histo, "gpu", report), 2);
     char text[512] = {0};
     rewind(report);
-    fread(text, 1, sizeof text - 1, report);
+    ck_assert(fread(text, 1, sizeof text - 1, report) > 0);
     fclose(report);
     ck_assert_msg(strstr(text, "bin 65 holds") && strstr(text, "bin 200 holds"), "%s", text);
     free(buffer);
@@ -589,7 +598,7 @@ START_TEST(test_report_results_verifies_every_one_of_many_results)
     int fd = mkstemp(path);
     ck_assert_int_ge(fd, 0);
     ck_assert_ptr_nonnull(freopen(path, "w", stdout));
-    freopen("/dev/null", "w", stderr);
+    ck_assert(freopen("/dev/null", "w", stderr) != NULL);
     ck_assert_int_eq(report_results(&cpu_stage, &opt, &in, results, COUNT), EXIT_FAILED);
     fflush(stdout);
     FILE *csv = fopen(path, "r");
