@@ -6,6 +6,7 @@
 
 empty     :=
 space     := $(empty) $(empty)
+comma     := ,
 COMMON    := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
 ROOT      := $(abspath $(COMMON)/..)
 BUILD     ?= build
@@ -22,7 +23,11 @@ say        = printf '  %-5s %s%s\n' '$(1)' '$(patsubst $(ROOT)/%,%,$(abspath $(2
 endif
 
 CC        ?= cc
-CFLAGS    ?= -O2 -g
+# _FORTIFY_SOURCE as Ubuntu's gcc sets it by default (undefined first, so that
+# no compiler warns of a redefinition): its checks, and its warnings, such as
+# an ignored fread result, are the same here as on such a machine.
+FORTIFY   := -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2
+CFLAGS    ?= -O2 -g $(FORTIFY)
 WARNINGS  := -Wall -Wextra -Werror=implicit-function-declaration $(if $(WERROR),-Werror)
 HOST_C    := -std=c11 -D_XOPEN_SOURCE=700 $(WARNINGS) -I$(COMMON)
 
@@ -35,7 +40,7 @@ else
 GENCODE   := $(foreach a,$(CUDA_ARCH),-gencode arch=compute_$(a),code=sm_$(a)) \
              -gencode arch=compute_$(lastword $(CUDA_ARCH)),code=compute_$(lastword $(CUDA_ARCH))
 endif
-NVCCFLAGS ?= -O3 -lineinfo
+NVCCFLAGS ?= -O3 -lineinfo -Xcompiler $(subst $(space),$(comma),$(FORTIFY))
 # C++ warns about fields a designated initializer leaves out; C (and we) rely on them being zero.
 # several architectures: compiled side by side, on every core nvcc finds
 NVCC_ALL  := -std=c++20 $(GENCODE) $(if $(filter-out native,$(word 2,$(CUDA_ARCH))),--threads 0) -I$(COMMON) -Xcompiler -Wall,-Wextra,-Wno-missing-field-initializers \

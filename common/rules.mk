@@ -47,11 +47,14 @@ $(ARCH_STAMP): | $(BUILD)
 
 # A slow compile says so before it starts: a program's Makefile may give
 # BUILD_SECONDS := S P, measured on a 2-core machine: S seconds, and P more
-# for each architecture; the line then says how long to expect.
+# for each architecture, which nvcc builds side by side on every core
+# (--threads 0); the line then says how long to expect.
 ARCH_COUNT  := $(if $(filter native,$(CUDA_ARCH)),1,$(words $(CUDA_ARCH)))
 ARCH_NAMES  := $(if $(filter native,$(CUDA_ARCH)),this GPU,$(addprefix sm_,$(CUDA_ARCH)))
-expected     = $(if $(BUILD_SECONDS),$(shell echo $$(( $(word 1,$(BUILD_SECONDS)) + \
-               $(word 2,$(BUILD_SECONDS)) * $(ARCH_COUNT) ))))
+expected     = $(if $(BUILD_SECONDS),$(shell cores=$$(nproc 2>/dev/null || echo 1); \
+               side=$$(( $(ARCH_COUNT) < cores ? $(ARCH_COUNT) : cores )); \
+               echo $$(( $(word 1,$(BUILD_SECONDS)) + \
+               ($(word 2,$(BUILD_SECONDS)) * $(ARCH_COUNT) + side - 1) / side ))))
 build_note   = for $(if $(filter 1,$(ARCH_COUNT)),$(ARCH_NAMES),$(ARCH_COUNT) architectures)$(if \
                $(filter-out 0 1 2 3 4 5 6 7 8 9 10,$(expected)), (slow: about $(expected) s))
 

@@ -69,8 +69,9 @@ declare -A began=() # suite K: when it started, while it runs
 next=0 done_count=0 last_word=$SECONDS
 while [ $done_count -lt ${#dirs[@]} ]; do
     while [ $next -lt ${#dirs[@]} ] && [ ${#began[@]} -lt "$jobs" ]; do
+        # the status file appears whole (mv), so that a half-written one is never read
         (make --no-print-directory -C "${dirs[$next]}" test >"$logs/$next" 2>&1
-         echo $? >"$logs/$next.status") &
+         echo $? >"$logs/$next.writing" && mv "$logs/$next.writing" "$logs/$next.status") &
         began[$next]=$SECONDS
         next=$((next + 1))
     done
