@@ -12,14 +12,14 @@
 
 /* 1 chunk, chunks that leave a remainder, a prime number of them, more chunks
  * than streams, and more chunks than the small inputs have bytes. */
-static const char *const chunkings[] = {"--blocks 1",
-                                        "--blocks 2",
-                                        "--blocks 3",
-                                        "--blocks 7",
-                                        "--blocks 64",
-                                        "--blocks 1000",
-                                        "--blocks 5 --threads 33",
-                                        "--blocks 9 --threads 1024"};
+static const char *const chunkings[] = {"--chunks 1",
+                                        "--chunks 2",
+                                        "--chunks 3",
+                                        "--chunks 7",
+                                        "--chunks 64",
+                                        "--chunks 1000",
+                                        "--chunks 5 --threads 33",
+                                        "--chunks 9 --threads 1024"};
 #define CHUNKINGS ((int)(sizeof chunkings / sizeof chunkings[0]))
 
 START_TEST(test_every_size_and_kind_matches_reference)
@@ -84,8 +84,8 @@ static int read_timeline(const char *out, struct chunk_times *chunks, int most)
 /* 256 MiB in 8 and in 4 chunks: each copy takes far longer than an event's
  * resolution, so where streams overlap, a kernel runs inside another chunk's
  * copy by a wide margin. The check compares only the order of events. */
-static const char *const overlaps[] = {"--size 268435456 --blocks 8",
-                                       "--size 268435456 --blocks 4"};
+static const char *const overlaps[] = {"--size 268435456 --chunks 8",
+                                       "--size 268435456 --chunks 4"};
 
 START_TEST(test_copies_overlap_other_chunks_kernels)
 {
@@ -146,7 +146,7 @@ END_TEST
 
 START_TEST(test_csv_prints_header_and_two_verified_rows)
 {
-    const char *args = "--size 4097 --data skewed --reps 2 --blocks 3 --csv";
+    const char *args = "--size 4097 --data skewed --reps 2 --chunks 3 --csv";
     struct stage_output o;
     run_stage(args, &o);
     ck_assert_msg(o.exit_status == 0, "%s: %s, stderr: %s", args, exit_meaning(&o), o.err);
@@ -167,21 +167,30 @@ START_TEST(test_csv_prints_header_and_two_verified_rows)
 }
 END_TEST
 
-START_TEST(test_blocks_per_sm_is_a_usage_error)
+/* --chunks N is the number of chunks (1 to 1024); each chunk's grid is the
+ * book's, so --blocks and --blocks-per-sm are refused, with the reason. */
+START_TEST(test_chunks_is_its_own_option)
 {
-    struct stage_output o;
-    run_stage("--blocks-per-sm 2", &o);
-    ck_assert_msg(o.exit_status == EXIT_USAGE, "--blocks-per-sm 2: expected exit 2, got %s",
-                  exit_meaning(&o));
-    ck_assert_msg(strstr(o.err, "--blocks sets the number of chunks"),
-                  "--blocks-per-sm 2: expected the reason, got: %s", o.err);
+    static const char *const bad[] = {"--blocks 4", "--blocks-per-sm 2", "--chunks 0",
+                                      "--chunks 1025"};
+    static const char *const reasons[] = {
+        "--chunks N sets the number of chunks", "--chunks N sets the number of chunks",
+        "--chunks: 0 is out of range (1 to 1024)", "--chunks: 1025 is out of range (1 to 1024)"};
+    for (int i = 0; i < 4; i++) {
+        struct stage_output o;
+        run_stage(bad[i], &o);
+        ck_assert_msg(o.exit_status == EXIT_USAGE, "%s: expected exit 2, got %s", bad[i],
+                      exit_meaning(&o));
+        ck_assert_msg(strstr(o.err, reasons[i]), "%s: expected '%s', got: %s", bad[i], reasons[i],
+                      o.err);
+    }
 }
 END_TEST
 
 /* The book's int index overflows here; size_t must not. */
 START_TEST(test_indexing_past_2_gib)
 {
-    check_matches_reference(((size_t)1 << 31) + 5, DATA_UNIFORM, 9, "--blocks 7");
+    check_matches_reference(((size_t)1 << 31) + 5, DATA_UNIFORM, 9, "--chunks 7");
 }
 END_TEST
 
@@ -203,7 +212,7 @@ int main(int argc, char **argv)
     TCase *report = exercise_tcase("the report, the CSV, the options", 0);
     tcase_add_test(report, test_reports_the_streams_beside_the_pinned_copy);
     tcase_add_test(report, test_csv_prints_header_and_two_verified_rows);
-    tcase_add_test(report, test_blocks_per_sm_is_a_usage_error);
+    tcase_add_test(report, test_chunks_is_its_own_option);
     add_if_runnable(suite, report, 3);
     int usage_checks = 0;
     TCase *usage = usage_tcase(true, &usage_checks);

@@ -8,7 +8,7 @@
  * misses some bytes: the part to change is pinned_streams_yours.cuh.
  *
  *   make run                            the book's 100 MiB, 8 chunks, beside a plain copy
- *   make run ARGS='--blocks 3 --size 1000003'   (--blocks: the number of chunks)
+ *   make run ARGS='--chunks 3 --size 1000003'   chunks that do not divide the size
  *   make run ARGS='--timeline'          when each chunk's copy and kernel ran
  *   make check                          every byte counted, from page-locked memory, overlapped?
  */
@@ -214,28 +214,30 @@ int main(int argc, char **argv)
 {
     static const struct stage_option options[] = {
         {"--timeline", NULL, "print when each chunk's copy and kernel ran (the last run)"},
+        {"--chunks", "N", "the chunks the input is cut into (default 8, at most 1024)"},
         {NULL, NULL, NULL}};
+    enum { OPT_TIMELINE, OPT_CHUNKS };
     const struct stage stage = {
         .dir = "09_pinned_streams",
         .program = "pinned_streams",
         .summary = "exercise: page-locked memory, copied in chunks on streams",
         .gpu = true,
-        .help = "--blocks N cuts the input into N chunks (default 8, "
-                "at most 1024), queued over 4 streams; --threads sets the "
-                "block size of the chunks' kernels; --blocks-per-sm is refused.",
+        .help = "--chunks N cuts the input into N chunks, queued over 4 streams; --threads "
+                "sets the block size of the chunks' kernels; each chunk's grid is the book's, "
+                "so --blocks and --blocks-per-sm are refused.",
         .options = options};
     struct options opt = options_or_exit(argc, argv, &stage);
-    if (opt.blocks_per_sm)
-        usage_error(&stage, "--blocks-per-sm: --blocks sets the number of chunks here");
-    bool timeline = opt.stage_values[0] != NULL;
+    if (opt.blocks || opt.blocks_per_sm)
+        usage_error(&stage, "--blocks and --blocks-per-sm: each chunk's grid is the book's here "
+                            "(--chunks N sets the number of chunks)");
+    int chunks = (int)stage_option_number(&stage, &opt, OPT_CHUNKS, 1, MOST_CHUNKS, DEFAULT_CHUNKS);
+    bool timeline = opt.stage_values[OPT_TIMELINE] != NULL;
     if (timeline && opt.csv)
         usage_error(&stage, "--timeline and --csv cannot be combined");
     struct gpu gpu = open_gpu(&stage);
     if (opt.threads > gpu.max_threads_per_block)
         usage_error(&stage, "--threads: more than this GPU takes per block");
     struct input in = make_input(&stage, &opt);
-    int chunks =
-        opt.blocks ? (int)(opt.blocks < MOST_CHUNKS ? opt.blocks : MOST_CHUNKS) : DEFAULT_CHUNKS;
 
     static struct trip trip;
     make_trip(&trip, &in, &gpu, chunks, opt.threads ? opt.threads : 256);
