@@ -62,7 +62,7 @@ function variant(    name) {
 
 # How a row ran: blocks x threads (joined by times) on a GPU, threads on a
 # CPU. Threads 0 on a GPU: a library chose the launch, and blocks, if any, is
-# the number of chunks the program cut the input into (06: --blocks); "-"
+# the number of chunks the program cut the input into (06: --chunks); "-"
 # where nothing more is known (a library's own launch, a plain copy).
 function launch(times) {
     if (r["blocks"] > 0 && r["threads"] > 0) return r["blocks"] times r["threads"]

@@ -49,9 +49,10 @@ void check_matches_reference(size_t size, enum data_kind kind, uint64_t seed,
                              const char *extra_args);
 
 /* make test checks a sample of each matrix of cases, make test-full all of
- * them (it sets TEST_FULL=1). A sample takes every value of every dimension
- * at least once: its case k takes value k mod n of a dimension of n values,
- * so a matrix of 7 variants x 4 kinds x 6 sizes is sampled in 7 cases. */
+ * them (it sets TEST_FULL=1). A sample of a matrix takes every value of each
+ * dimension at least once: its case k takes value k mod n of a dimension of n
+ * values, so 7 variants x 4 kinds x 6 sizes are sampled in 7 cases. A list of
+ * launch shapes is sampled by its first few, which each list says. */
 bool full_tests(void);
 
 /* How many cases a loop test runs: full under make test-full, else sample
