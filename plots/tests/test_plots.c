@@ -311,26 +311,29 @@ static int heading_end(const char *table, const char *heading)
     return (int)(at - table) + (int)strlen(heading);
 }
 
-/* demo-table.awk lines up the demo's rows, each column as wide as its widest
- * cell: a device or a 07 variant of any length shows whole, and every number
- * ends under the end of its heading. PoCL's name for its CPU device
- * (driver-LLVM's CPU-model) is shown as the CPU's model, "(PoCL)" after it. */
-/* A kernel-only median above the end-to-end one (seen on PoCL on a busy
- * 2-core machine: two medians of different runs) is marked and explained;
- * an ordinary row is not. */
+/* The demo's table of made-up rows (tab-separated, as demo.sh writes them),
+ * as demo-table.awk lines them up on a machine whose CPU is host_cpu. */
+static char *demo_table_of(const char *rows, const char *host_cpu)
+{
+    char path[] = "/tmp/plots_demo_XXXXXX", command[512];
+    int fd = mkstemp(path);
+    ck_assert(fd >= 0);
+    ck_assert(write(fd, rows, strlen(rows)) == (ssize_t)strlen(rows));
+    close(fd);
+    snprintf(command, sizeof command, "awk -v host_cpu='%s' -f demo-table.awk %s", host_cpu, path);
+    char *table = output_of(command);
+    unlink(path);
+    return table;
+}
+
+/* A kernel-only median above the end-to-end one (seen on PoCL: two medians
+ * of different runs) is marked and explained; an ordinary row is not. */
 START_TEST(test_demo_table_explains_a_kernel_time_above_the_trip)
 {
-    char rows[] = "/tmp/plots_demo_XXXXXX", command[512];
-    int fd = mkstemp(rows);
-    ck_assert(fd >= 0);
-    const char *made_up =
+    char *table = demo_table_of(
         "04_opencl_port\topencl-local-atomics\tuniform\t4x256\t666.5405\t657.6718\t0.157\tyes\tX\n"
-        "01_cpu\tbook\tuniform\t1t\t38.2509\t38.2509\t2.741\tyes\tX\n";
-    ck_assert(write(fd, made_up, strlen(made_up)) == (ssize_t)strlen(made_up));
-    close(fd);
-    snprintf(command, sizeof command, "awk -f demo-table.awk %s", rows);
-    char *table = output_of(command);
-    unlink(rows);
+        "01_cpu\tbook\tuniform\t1t\t38.2509\t38.2509\t2.741\tyes\tX\n",
+        "");
     ck_assert_msg(strstr(table, "657.6718 *") && !strstr(table, "38.2509 *"), "%s", table);
     ck_assert_msg(
         strstr(table, "\n* kernel above end to end: the two are medians of different runs"), "%s",
@@ -339,11 +342,12 @@ START_TEST(test_demo_table_explains_a_kernel_time_above_the_trip)
 }
 END_TEST
 
+/* demo-table.awk lines up the demo's rows, each column as wide as its widest
+ * cell: a device or a 07 variant of any length shows whole, and every number
+ * ends under the end of its heading. PoCL's name for its CPU device
+ * (driver-LLVM's CPU-model) is shown as the CPU's model, "(PoCL)" after it. */
 START_TEST(test_demo_table_shows_long_names_whole_and_lined_up)
 {
-    char rows[] = "/tmp/plots_demo_XXXXXX", command[512];
-    int fd = mkstemp(rows);
-    ck_assert(fd >= 0);
     const char *long_gpu = "Fixture GPU whose name is much longer than 28 characters";
     char made_up[2048];
     snprintf(
@@ -357,12 +361,7 @@ START_TEST(test_demo_table_shows_long_names_whole_and_lined_up)
         "07_any_bins\tauto:global-plain/u32/1048576\tuniform\t660x256\t3.9620\t143.2080\t271.000\t"
         "yes\t%s\n",
         long_gpu, long_gpu);
-    ck_assert(write(fd, made_up, strlen(made_up)) == (ssize_t)strlen(made_up));
-    close(fd);
-    snprintf(command, sizeof command, "awk -v host_cpu='Fixture CPU 9000' -f demo-table.awk %s",
-             rows);
-    char *table = output_of(command);
-    unlink(rows);
+    char *table = demo_table_of(made_up, "Fixture CPU 9000");
     ck_assert_int_eq(lines_in(table), 6);
     char whole[128];
     snprintf(whole, sizeof whole, "  %s\n", long_gpu);
