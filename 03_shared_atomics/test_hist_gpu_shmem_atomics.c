@@ -105,9 +105,8 @@ START_TEST(test_each_variant_matches_reference_around_the_grid)
 {
     size_t t = grid_threads;
     const size_t sizes[SIZES] = {0, 1, 31, 32, 33, 255, 256, 257, t - 1, t, t + 1, 1000003};
-    int variant = _i % VARIANTS, kind = _i / VARIANTS % 4, size = _i / VARIANTS / 4;
-    if (!full_tests()) /* the sample: size k, the variants and kinds in turn */
-        kind = _i % 4, size = _i;
+    int variant = _i % VARIANTS, kind = matrix_value(_i, 4, VARIANTS);
+    int size = matrix_value(_i, SIZES, VARIANTS * 4);
     char args[64];
     snprintf(args, sizeof args, "--variant %s", variants[variant]);
     check_matches_reference(sizes[size], (enum data_kind)kind, 300 + (uint64_t)_i, args);

@@ -25,10 +25,8 @@ static size_t past_2_gib; /* a size past 2 GiB that the device's buffers take; 0
 
 START_TEST(test_every_size_kind_and_work_group_size_matches_reference)
 {
-    int group = _i % allowed_count, kind = _i / allowed_count % KINDS;
-    int size = _i / allowed_count / KINDS;
-    if (!full_tests()) /* the sample: size k, the kinds and work-group sizes in turn */
-        kind = _i % KINDS, size = _i;
+    int group = _i % allowed_count, kind = matrix_value(_i, KINDS, allowed_count);
+    int size = matrix_value(_i, SIZES, allowed_count * KINDS);
     char args[64];
     snprintf(args, sizeof args, "--threads %d", allowed_groups[group]);
     check_matches_reference(sizes[size], (enum data_kind)kind, 300 + (uint64_t)_i, args);

@@ -19,9 +19,8 @@ static const size_t sizes[] = {15, 16, 17, 31, 33, 1000003};
 
 START_TEST(test_each_variant_matches_reference)
 {
-    int variant = _i % VARIANTS, kind = _i / VARIANTS % 4, size = _i / VARIANTS / 4;
-    if (!full_tests()) /* the sample: case k takes variant k, kind k mod 4, size k mod SIZES */
-        kind = _i % 4, size = _i % SIZES;
+    int variant = _i % VARIANTS, kind = matrix_value(_i, 4, VARIANTS);
+    int size = matrix_value(_i, SIZES, VARIANTS * 4);
     char args[64];
     snprintf(args, sizeof args, "--variant %s", variants[variant]);
     check_matches_reference(sizes[size], (enum data_kind)kind, 500 + (uint64_t)_i, args);
@@ -66,8 +65,8 @@ static const struct aggregation_case aggregation_cases[] = {
 START_TEST(test_aggregation_counts_every_byte_once)
 {
     /* every case with both variants, or (the sample) each case once, in turn */
-    int which = full_tests() ? _i / AGGREGATING : _i;
-    const struct aggregation_case *c = &aggregation_cases[which];
+    const struct aggregation_case *c =
+        &aggregation_cases[matrix_value(_i, AGGREGATION_CASES, AGGREGATING)];
     char args[128];
     snprintf(args, sizeof args, "--variant %s %s", aggregating[_i % AGGREGATING], c->launch);
     check_matches_reference(c->size, c->kind, 700 + (uint64_t)_i, args);

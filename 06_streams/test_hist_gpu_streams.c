@@ -34,9 +34,7 @@ static const size_t sizes[] = {0, 1, 9, 17, 1000, 4097, 1000003};
 
 START_TEST(test_every_way_matches_reference)
 {
-    int way = _i % WAYS, kind = _i / WAYS % 4, size = _i / WAYS / 4;
-    if (!full_tests()) /* the sample: case k takes way k, kind k mod 4, size k mod SIZES */
-        kind = _i % 4, size = _i % SIZES;
+    int way = _i % WAYS, kind = matrix_value(_i, 4, WAYS), size = matrix_value(_i, SIZES, WAYS * 4);
     check_matches_reference(sizes[size], (enum data_kind)kind, 600 + (uint64_t)_i, ways[way]);
 }
 END_TEST

@@ -211,7 +211,7 @@ static void check_case(const char *strategy, enum key type, unsigned bins, enum 
  * size turning with the index. */
 START_TEST(test_every_strategy_key_type_and_bin_count_is_exact)
 {
-    int t = _i % 4, b = full_tests() ? _i / 4 : _i; /* the sample: bin count k, types in turn */
+    int t = _i % 4, b = matrix_value(_i, BIN_COUNTS, 4);
     check_case("all", (enum key)t, bin_counts[b], kinds[_i % 3], key_counts[3 + _i % 3], "");
 }
 END_TEST
@@ -220,15 +220,14 @@ END_TEST
  * every size with --variant all. */
 START_TEST(test_each_strategy_on_every_data_kind_is_exact)
 {
-    int s = _i % STRATEGIES, k = full_tests() ? _i / STRATEGIES : _i % 3;
+    int s = _i % STRATEGIES, k = matrix_value(_i, 3, STRATEGIES);
     check_case(strategies[s], _i % 2 ? U8 : U32, s == 0 ? 300 : 4096, kinds[k], 1000003, "");
 }
 END_TEST
 
 START_TEST(test_every_size_is_exact)
 {
-    int size = full_tests() ? _i / 3 : _i; /* the sample: size k, the data kinds in turn */
-    check_case("all", U32, 4096, kinds[_i % 3], key_counts[size], "");
+    check_case("all", U32, 4096, kinds[_i % 3], key_counts[matrix_value(_i, KEY_COUNTS, 3)], "");
 }
 END_TEST
 
@@ -333,7 +332,7 @@ START_TEST(test_weights_agree_within_the_tolerance)
     static const char *const variants[] = {"per-warp", "per-block", "cluster", "global",
                                            "global-plain"};
     enum key type = _i % 2 ? F32 : U32;
-    enum data_kind kind = kinds[full_tests() ? _i / 2 % 3 : _i % 3];
+    enum data_kind kind = kinds[matrix_value(_i, 3, 2)];
     size_t n = 1000003, bytes = 4 * n;
     unsigned bins = 1000;
     unsigned char *keys = make_keys(type, kind, bytes, 11);
@@ -364,7 +363,7 @@ START_TEST(test_channels_are_exact)
                                            "global",   "cub",       "auto"};
     int channels = 2 + _i % 3;
     size_t n = (size_t)channels * 250001;
-    enum data_kind kind = kinds[full_tests() ? _i / 3 % 3 : _i % 3];
+    enum data_kind kind = kinds[matrix_value(_i, 3, 3)];
     unsigned char *keys = make_keys(U8, kind, n, 5);
     double expected[4 * 256] = {0};
     reference(U8, keys, n, 256, channels, 0, 256, 0, 1, NULL, expected);

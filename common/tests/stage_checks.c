@@ -198,9 +198,14 @@ int cases(int full, int sample)
 /* Around the powers of two where vector and tail code break, and a prime. */
 static const size_t matrix_sizes[MATRIX_SIZES] = {0, 1, 15, 16, 17, 255, 256, 257, 1000003};
 
+int matrix_value(int i, int values, int stride)
+{
+    return full_tests() ? i / stride % values : i % values;
+}
+
 int matrix_case(int k)
 {
-    return full_tests() ? k : k * 4 + k % 4; /* size k, the kinds in turn */
+    return matrix_value(k, MATRIX_SIZES, 4) * 4 + matrix_value(k, 4, 1);
 }
 
 void check_matrix_case(int i, const char *extra_args)

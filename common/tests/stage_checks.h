@@ -60,6 +60,11 @@ bool full_tests(void);
  * checks make test-full would add. */
 int cases(int full, int sample);
 
+/* Which of a dimension's values (0 to values - 1) case i of a loop test over
+ * a matrix takes: in the full matrix the value moves on every stride cases
+ * (i / stride % values), in the sample on every case (i % values). */
+int matrix_value(int i, int values, int stride);
+
 /* The input matrix every stage is checked on: each size with each data kind,
  * case i being size i / 4 with kind i % 4. make test takes each size once,
  * the data kinds in turn: a loop test over cases(MATRIX_CASES, MATRIX_SIZES)
