@@ -37,10 +37,9 @@ namespace cg = cooperative_groups;
 
 #define WARP           32
 #define MAX_TOTAL_BINS (1u << 28) /* bins x channels: 1 GiB of global counters */
-#define WEIGHT_TOLERANCE                                                                           \
-    1e-3 /* a weighted bin may differ from the CPU's double sum by
-                                      this fraction of it (or by this much, near 0): each
-                                      block sums its weights in float */
+/* A weighted bin may differ from the CPU's double sum by this fraction of it
+ * (or by this much, near 0): each block sums its weights in float. */
+#define WEIGHT_TOLERANCE 1e-3
 
 /* --------------------------------------------------------- counting keys -- */
 

@@ -44,21 +44,23 @@ struct stage_option {
 
 /* What a stage tells the shared parser and printer about itself. */
 struct stage {
-    const char *dir;                    /* "03_shared_atomics": the CSV's stage column */
-    const char *program;                /* "hist_gpu_shmem_atomics" */
-    const char *summary;                /* what this stage teaches, in one line */
-    bool gpu;                           /* --threads means threads per block; --blocks exists */
-    bool opencl;                        /* --platform, --device and --list exist */
-    const char *const *variants;        /* NULL-terminated --variant names, the first is the
-                                    default; NULL when the stage has only one */
-    const char *help;                   /* what the options mean in this program where that
-                                    differs from the shared text, or NULL; --help
-                                    prints it after the options */
+    const char *dir;     /* "03_shared_atomics": the CSV's stage column */
+    const char *program; /* "hist_gpu_shmem_atomics" */
+    const char *summary; /* what this stage teaches, in one line */
+    bool gpu;            /* --threads means threads per block; --blocks exists */
+    bool opencl;         /* --platform, --device and --list exist */
+    /* NULL-terminated --variant names, the first is the default; NULL when
+     * the stage has only one */
+    const char *const *variants;
+    /* what the options mean in this program where that differs from the
+     * shared text, or NULL; --help prints it after the options */
+    const char *help;
     const struct stage_option *options; /* its own options, ended by {NULL}; or NULL */
-    const char *launch_default;         /* what --blocks and --threads default to here, where that
-                                    is not the book's 2 per SM of 256 threads; or NULL */
-    const char *image_means;            /* what --image counts here, where it is not the
-                                    brightness; or NULL */
+    /* what --blocks and --threads default to here, where that is not the
+     * book's 2 per SM of 256 threads; or NULL */
+    const char *launch_default;
+    /* what --image counts here, where it is not the brightness; or NULL */
+    const char *image_means;
 };
 
 /* ---------------------------------------------------------------- inputs -- */
