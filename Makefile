@@ -23,7 +23,7 @@ endif
 # The GPU's architecture, asked once here for every sub-make (common/flags.mk).
 include common/cuda-arch.mk
 
-.PHONY: all common demo test test-full asan bench profile plots chapters deps help clean \
+.PHONY: all built common demo test test-full asan bench profile plots chapters deps help clean \
         $(STAGES) $(TOOLS)
 
 all: $(STAGES) $(TOOLS)
@@ -35,28 +35,27 @@ common:
 $(STAGES) $(TOOLS): common
 	@if common/can-build.sh $@; then $(MAKE) --no-print-directory -C $@; fi
 
-# The packages first, then the build (in parallel), then the run.
-demo: $(DEPS)
+# What runs the programs needs the packages first, then the build (on every
+# core, in a make of its own so that it starts only once the packages are in).
+built: $(DEPS)
 	@$(MAKE) --no-print-directory all
+
+demo: built
 	@plots/demo.sh
 
 # A sample of every matrix; test-full runs every case (TEST_FULL=1).
-test: $(DEPS)
-	@$(MAKE) --no-print-directory all
+test: built
 	@common/run-tests.sh common $(STAGES) $(TOOLS) plots chapters
 
-test-full: $(DEPS)
-	@$(MAKE) --no-print-directory all
+test-full: built
 	@TEST_FULL=1 common/run-tests.sh common $(STAGES) $(TOOLS) plots chapters
 
 # BENCH_SIZE, BENCH_REPS, BENCH_SWEEPS, BENCH_OUT, BENCH_ONLY: see plots/bench.sh
-bench: $(DEPS)
-	@$(MAKE) --no-print-directory all
+bench: built
 	@plots/bench.sh
 
 # PROFILE_SIZE, PROFILE_DATA, PROFILE_OUT, NCU: see plots/profile.sh (77: cannot run here)
-profile: $(DEPS)
-	@$(MAKE) --no-print-directory all
+profile: built
 	@plots/profile.sh
 
 plots: $(DEPS)
