@@ -15,7 +15,6 @@ set -uo pipefail
 cores=$(nproc 2>/dev/null || echo 1)
 jobs=${TEST_JOBS:-$((cores < 8 ? cores : 8))}
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "run-tests: TEST_JOBS must be a number of suites, 1 or more: '$jobs'" >&2; exit 2; }
-export TEST_FULL=${TEST_FULL:-}
 # The suites' makes keep the parent make's variables (WERROR=1, CUDA_ARCH=...)
 # but not its job slots: each suite is one job here.
 MAKEFLAGS=$(echo " ${MAKEFLAGS:-}" | sed -E 's/ -j[0-9]*( |$)/ /g; s/ --jobserver-(auth|fds)=[^ ]*//g; s/^ +//')
