@@ -1,14 +1,29 @@
 #!/usr/bin/env bash
 # make bench: runs every stage in stages.txt that can run on this machine over every input
-# (uniform, skewed, constant, text, the sample photograph), then the sweeps,
-# and writes one CSV for this machine into plots/results/, named after its GPU
-# (or its CPU where there is none). Every GPU row also gets the GPU's measured
-# streaming-read time for the same number of bytes (plots/read_bandwidth), so
-# that its speed can be shown as a percentage of what the memory allows;
-# read_bandwidth's rated-peak rows (the memory's rated speed) are kept as
-# they are, for the tables' second percentage.
+# (uniform, skewed, constant, text, the sample photograph), then the runs of
+# plots/brief.txt (what make demo-short and make lab's chart show), then the
+# sweeps, and writes one CSV for this machine, lab/<name>.csv: a lab's results,
+# which git ignores and nothing in the README reads. Every GPU row also gets
+# the GPU's measured streaming-read time for the same number of bytes
+# (plots/read_bandwidth), so that its speed can be shown as a percentage of
+# what the memory allows; read_bandwidth's rated-peak rows (the memory's rated
+# speed) are kept as they are, for the tables' second percentage.
+#
+# One file per machine, never another machine's overwritten: the name is the
+# host's and the GPU's (pc01-nvidia-geforce-rtx-3060), or the CPU's where there
+# is no GPU, unless BENCH_NAME gives one. A file of that name that holds
+# another machine's results (its machine_id column: the GPU's UUID, see
+# plots/machine.sh) is refused unless BENCH_REPLACE=1. make lab draws a
+# folder of such files side by side.
 #
 # Knobs, from the environment or make's command line:
+#   BENCH_NAME   the file's name, without .csv (default: <host>-<GPU or CPU>)
+#   BENCH_OUT    the folder it goes in (default lab/). The workbook's own
+#                reference results, which the README shows, are made with
+#                BENCH_OUT=plots/results BENCH_NAME=<GPU> (plots/README.md)
+#   BENCH_REPLACE 1: replace a file of that name that holds another machine's
+#                results; with BENCH_ONLY, add rows to it (the reference results,
+#                re-measured on another machine of the same GPU)
 #   BENCH_SIZE   bytes of generated input (default 100M, the book's)
 #   BENCH_REPS   timed runs per measurement, after one warm-up (default 10)
 #   BENCH_SWEEPS yes or no: 03's blocks per SM (1 to 64), input sizes 1 MiB
@@ -16,11 +31,10 @@
 #                constant bytes, and 05's bytes per thread on uniform, skewed
 #                and constant bytes (coarsening: its
 #                grid from SMs / 8 to 64 x SMs), and 07's strategies from 2 to
-#                2^20 bins (default: yes where a GPU is)
+#                2^20 bins (default: yes where a GPU is; a lab needs no sweep)
 #   BENCH_BINS_SIZE  bytes of 32-bit keys in 07's bins sweep (default 1G)
 #   BENCH_BINS_REPS  timed runs per measurement in 07's bins sweep (default 3:
 #                each end-to-end run copies BENCH_BINS_SIZE bytes in)
-#   BENCH_OUT    where the CSV goes (default plots/results)
 #   BENCH_ONLY   an extended regular expression: make only the runs whose line
 #                (run-kind|program|options, as the progress lines show them)
 #                matches, and the read-only kernel's runs that give them their
@@ -29,7 +43,7 @@
 #                row stays as recorded (its date column says which run made it).
 #                For adding a sweep without re-measuring the rest.
 set -uo pipefail
-out_dir=$(realpath -m "${BENCH_OUT:-$(dirname "$0")/results}") # as given from the caller's folder
+out_dir=$(realpath -m "${BENCH_OUT:-$(dirname "$0")/../lab}") # as given from the caller's folder
 cd "$(dirname "$0")/.."
 
 size=${BENCH_SIZE:-100M}
@@ -37,11 +51,30 @@ reps=${BENCH_REPS:-10}
 image=data/chelsea.bmp
 
 # ------------------------------------------------------------- the machine --
-source plots/machine.sh # host_cpu, gpu, driver, cuda, machine, slug
+source plots/machine.sh # host_cpu, gpu, driver, cuda, machine, slug, host, machine_id
 sweeps=${BENCH_SWEEPS:-$([ "$gpu" != none ] && echo yes || echo no)}
 date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-mkdir -p "$out_dir"
-csv=$out_dir/$slug.csv
+name=${BENCH_NAME:-$(echo "$host" | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9._-]\{1,\}/-/g')-$slug}
+if [[ ! $name =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ ]]; then
+    echo "bench: BENCH_NAME='$name': letters, digits, '.', '_' and '-' only, starting with a letter or digit" >&2
+    exit 2
+fi
+case ${BENCH_REPLACE:-0} in 0 | 1) ;; *) echo "bench: BENCH_REPLACE=${BENCH_REPLACE}: 0 or 1" >&2; exit 2 ;; esac
+mkdir -p "$out_dir" || { echo "bench: cannot make the folder $out_dir" >&2; exit 1; }
+csv=$out_dir/$name.csv
+
+# recorded_by CSV: the machine_id of the machine whose results CSV holds (its
+# first row's); nothing for a file of no such column (an older bench's)
+recorded_by() {
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "machine_id") column = i; next }
+             column { print $column; exit }' "$1"
+}
+# Before anything runs: another machine's file is never written over by accident
+if [ -f "$csv" ] && [ "${BENCH_REPLACE:-0}" != 1 ] && [ "$(recorded_by "$csv")" != "$machine_id" ]; then
+    echo "bench: $csv holds another machine's results (not this one's GPU or machine-id):" \
+         "BENCH_NAME=<another name> writes beside it, BENCH_REPLACE=1 replaces it" >&2
+    exit 2
+fi
 
 # ------------------------------------------------------------ the run list --
 # One line per run: run-kind|program|options. The stages and their runs come
@@ -105,6 +138,21 @@ plan() {
                 { [ $data = image ] && grep -v -e '--keys' -e '--channels' || cat; }
         done
     done
+    # brief: the runs of plots/brief.txt on uniform bytes, which make lab's chart
+    # shows (make demo-short shows them too); an OpenCL stage's line that names
+    # no device, on every device
+    local brief folder options
+    brief=$(brief_runs) || exit 2 # brief_runs said which line, and why
+    while IFS='|' read -r folder options; do
+        input="--data uniform --size $size${options:+ $options}"
+        if [ -n "${devices[$folder]:-}" ] && [[ ! " $options " =~ \ --(platform|device)[\ =] ]]; then
+            while read -r device; do
+                echo "brief|$(stage_program "$folder")|$input $device"
+            done <<<"${devices[$folder]}"
+        else
+            echo "brief|$(stage_program "$folder")|$input"
+        fi
+    done <<<"$brief"
     [ "$sweeps" = yes ] || return 0
 
     # An experiment on one stage, not on the stage list: 03 with 1 to 64 blocks
@@ -174,8 +222,8 @@ header=$(01_cpu/hist_cpu --size 0 --reps 1 --csv 2>/dev/null | head -1)
 [ -n "$header" ] || { echo "bench: 01_cpu/hist_cpu does not run: build first (make)" >&2; exit 1; }
 tmp=$(mktemp) err=$(mktemp)
 trap 'rm -f "$tmp" "$err"' EXIT
-echo "$header,pct_of_read_bw,run,date,host_cpu,gpu,driver,cuda" >"$tmp"
-machine_columns="$date,$(csv_text "$host_cpu"),$(csv_text "$gpu"),$(csv_text "$driver"),$cuda"
+echo "$header,pct_of_read_bw,run,date,host_cpu,gpu,driver,cuda,host,machine_id" >"$tmp"
+machine_columns="$date,$(csv_text "$host_cpu"),$(csv_text "$gpu"),$(csv_text "$driver"),$cuda,$(csv_text "$host"),$(csv_text "$machine_id")"
 
 declare -A read_ms cannot_run
 failures=0 n=0
@@ -221,8 +269,16 @@ while IFS='|' read -r run program options; do
 done <<<"$runs"
 if [ -n "$only" ]; then
     # the new rows replace the recorded ones of the same stage, data, bytes and run
-    awk -F, 'NR == FNR { if (FNR > 1) fresh[$1 FS $4 FS $5 FS $15] = 1; next }
-             FNR == 1 || !(($1 FS $4 FS $5 FS $15) in fresh)' "$tmp" "$csv" >"$err"
+    # (a file recorded before the host and machine_id columns gets them, empty)
+    recorded=$(head -1 "$csv") new=$(head -1 "$tmp")
+    case $new in
+    "$recorded") pad="" ;;
+    "$recorded,host,machine_id") pad=",," ;;
+    *) echo "bench: BENCH_ONLY: $csv has other columns than this bench writes: run make bench in full" >&2; exit 1 ;;
+    esac
+    awk -F, -v pad="$pad" 'NR == FNR { if (FNR > 1) fresh[$1 FS $4 FS $5 FS $15] = 1; next }
+             FNR == 1 { print header; next }
+             !(($1 FS $4 FS $5 FS $15) in fresh) { print $0 pad }' header="$new" "$tmp" "$csv" >"$err"
     sed 1d "$tmp" >>"$err"
     mv "$err" "$csv"
     echo "bench: BENCH_ONLY: $(($(wc -l <"$tmp") - 1)) rows replaced or added in $csv; the others as recorded" >&2
@@ -233,7 +289,7 @@ mv "$tmp" "$csv"
 
 # What an atomic costs on this GPU (plots/atomic_cost), once, in a CSV of its
 # own columns: in results/atomic_cost/, since every results/*.csv is a machine's
-atomic_cost=plots/atomic_cost/atomic_cost atomic_csv=$out_dir/atomic_cost/$slug.csv
+atomic_cost=plots/atomic_cost/atomic_cost atomic_csv=$out_dir/atomic_cost/$name.csv
 echo "bench: $atomic_cost --reps $reps, into $atomic_csv" >&2
 if [ ! -x $atomic_cost ]; then
     cannot_run[$atomic_cost]="not built"

@@ -9,11 +9,13 @@
 #   <machine>-contention       uniform vs skewed vs constant bytes, per stage
 #   machines-uniform           each stage on every machine: the lab comparison, one bar a machine
 #   histogram-text, histogram-chelsea   the histograms themselves
-# PLOTS_RESULTS and PLOTS_OUT change the two folders.
+# PLOTS_RESULTS and PLOTS_OUT change the two folders (PLOTS_RESULTS=lab: a
+# lab's machines, each drawn on its own, into lab/figures/ unless PLOTS_OUT
+# says otherwise; make lab draws them side by side).
 set -euo pipefail
 # the folders, as given from where make plots was called; then work from the top
 results=$(realpath -m "${PLOTS_RESULTS:-$(dirname "$0")/results}")
-out=$(realpath -m "${PLOTS_OUT:-$(dirname "$0")/figures}")
+out=$(realpath -m "${PLOTS_OUT:-$([ -n "${PLOTS_RESULTS:-}" ] && echo "$results/figures" || echo "$(dirname "$0")/figures")}")
 cd "$(dirname "$0")/.."
 
 source plots/csv.sh # split_csv
@@ -108,6 +110,11 @@ for csv in $csvs; do
         draw bins "$tmp/bins" "$slug-bins-$kind" \
             "Stage 07 from 2 to 2^20 bins: 1 GiB of $kind 32-bit keys, $machine"
     done
+done
+for csv in $csvs; do
+    grep -q ',uniform,104857600,.*,main,' "$csv" ||
+        echo "plots: machines-uniform leaves out $(basename "$csv"): no main run of 100 MiB" \
+             "(make lab LAB_SIZE=... compares machines at another size)"
 done
 # shellcheck disable=SC2086 # every CSV is an argument
 rows machines $csvs >"$tmp/machines"

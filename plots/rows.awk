@@ -8,10 +8,19 @@
 # and its shows column which stages are about the whole trip, not the kernel.
 # The table (chart=table) shows only the stages named in -v stages="05_privatized
 # 06_streams" where that is set, with read_bandwidth's rows, the yardsticks,
-# when any of theirs ran on the GPU.
+# when any of theirs ran on the GPU; the machines charts and the lab's, only
+# those stages' rows.
+#
+# A machine is a CSV file: two machines with the same GPU stay apart. The
+# machines charts name each by its GPU (or CPU), and add the file's name where
+# two files name the same one; with -v names=files (make lab) every machine is
+# named by its file, then its GPU: "pc01 (NVIDIA GeForce RTX 3060)". They show
+# the main run at -v bytes=N (default 104857600, the 100 MiB every machine
+# runs by default).
 
 BEGIN {
     if (registry == "") registry = "stages.txt"
+    if (bytes == "") bytes = 104857600
     while ((status = getline line < registry) > 0) {
         if (line ~ /^[ \t]*(#|$)/) continue
         split(line, column, " ")                # a space splits at every run of blanks
@@ -53,7 +62,7 @@ function split_csv(line, f,    n, i, c, field, quoted) {
 function variant(    name) {
     name = r["impl"]
     if (runs_on[r["stage"]] == "cpu" && r["threads"] > 1)   # machines differ in cores: say "every core" there
-        name = name (chart ~ /^machines/ ? " on every core" : " x" r["threads"] " threads")
+        name = name (chart ~ /^(machines|lab)/ ? " on every core" : " x" r["threads"] " threads")
     if (runs_on[r["stage"]] == "opencl")
         name = name " on " (r["device"] == r["gpu"] ? "GPU" : "CPU")
     if (with_launch && r["blocks"] > 0) return name " " launch("x")
@@ -91,6 +100,28 @@ function pct_of_rated(file, device, gbps) {
 }
 
 function machine_name() { return (r["gpu"] != "none") ? r["gpu"] : r["host_cpu"] }
+
+# A name as machine.sh makes a file name of it: lower case, words joined by '-'
+function slug_of(name) {
+    name = tolower(name)
+    gsub(/\([^)]*\)/, "", name)
+    gsub(/[^a-z0-9]+/, "-", name)
+    sub(/^-/, "", name); sub(/-$/, "", name)
+    return name
+}
+
+# A machine's file name, less its folder and .csv
+function file_name(file) { sub(/.*\//, "", file); sub(/\.csv$/, "", file); return file }
+
+# What a machine (a file) is called in a machines chart or the lab's: see the top
+function machine_label(file, name,    base, slug) {
+    base = file_name(file)
+    if (names != "files") return name
+    slug = slug_of(name)                         # pc01-nvidia-geforce-rtx-3060: pc01
+    if (length(base) > length(slug) + 1 && substr(base, length(base) - length(slug)) == "-" slug)
+        base = substr(base, 1, length(base) - length(slug) - 1)
+    return base " (" name ")"
+}
 
 function data_name(d) { sub(/.*\//, "", d); return d }
 
@@ -165,16 +196,48 @@ chart == "blocks" && r["run"] == "blocks-sweep" {
 # time on every machine, on one kind of generated input (uniform unless kind
 # says otherwise) at 100 MiB, the size every machine runs by default
 chart ~ /^machines/ && r["run"] == "main" && r["data"] == (kind == "" ? "uniform" : kind) &&
-    r["bytes"] == 104857600 && r["stage"] != "read_bandwidth" && !no_kernel() {
-    m = machine_name()
+    r["bytes"] == bytes && r["stage"] != "read_bandwidth" && !no_kernel() &&
+    (!wanted_count || (r["stage"] in wanted)) {
+    m = FILENAME
     if (!(m in machine_seen)) {
-        machine_seen[m] = 1; machines[++machine_count] = m; host_of[m] = r["host_cpu"]; file_of[m] = FILENAME
+        machine_seen[m] = 1; machines[++machine_count] = m; host_of[m] = r["host_cpu"]
+        name_of[m] = machine_name(); is_gpu[m] = r["gpu"] != "none"; gpu_of[m] = r["gpu"]
     }
     l = label()
+    if (names == "files") sub(/ auto:[^\/]*/, " auto", l)   # auto's choice differs between machines
     if (!(l in seen)) { seen[l] = 1; order[++count] = l; stage_of[l] = r["stage"]; variant_of[l] = variant() }
     ms[l, m] = r["kernel_ms"]
     share[l, m] = r["pct_of_read_bw"]
     of_rated[l, m] = pct_of_rated(FILENAME, r["device"], r["gbps"])
+}
+# lab-sizes: each file and the input sizes of its main and brief runs on the
+# input asked for, a line each (make lab picks one size for the whole lab)
+chart == "lab-sizes" && (r["run"] == "main" || r["run"] == "brief") &&
+    r["data"] == (kind == "" ? "uniform" : kind) && !((FILENAME, r["bytes"]) in size_seen) {
+    size_seen[FILENAME, r["bytes"]] = 1
+    printf "%s\t%s\n", FILENAME, r["bytes"]
+}
+# lab (the heat map of make lab) and lab-csv (its rows, long): every machine's
+# time for each row of the runs brief.txt lists (run "brief"), or of the main
+# run where no machine has those; kernel ms, or end to end for a stage about
+# the whole trip (06), whose plain copy is then a row of its own
+chart ~ /^lab/ && (r["run"] == "main" || r["run"] == "brief") && r["data"] == (kind == "" ? "uniform" : kind) &&
+    r["bytes"] == bytes && r["stage"] != "read_bandwidth" && (!wanted_count || (r["stage"] in wanted)) &&
+    (!no_kernel() || shows[r["stage"]] == "trip") {
+    m = FILENAME
+    if (!(m in machine_seen)) {
+        machine_seen[m] = 1; machines[++machine_count] = m; host_of[m] = r["host_cpu"]
+        name_of[m] = machine_name(); is_gpu[m] = r["gpu"] != "none"; gpu_of[m] = r["gpu"]
+    }
+    l = label()
+    sub(/ auto:[^\/]*/, " auto", l)            # auto's choice differs between machines
+    if (shows[r["stage"]] == "trip") l = l " (trip)"
+    run = r["run"]
+    if (!((run, l) in lab_seen)) { lab_seen[run, l] = 1; lab_order[run, ++lab_count[run]] = l; stage_of[l] = r["stage"] }
+    lab_ms[run, l, m] = shows[r["stage"]] == "trip" ? r["total_ms"] : r["kernel_ms"]
+    lab_line[run, l, m] = csv_text(file_name(m)) "," csv_text(r["gpu"]) "," csv_text(r["host_cpu"]) "," \
+        r["stage"] "," csv_text(l) "," csv_text(r["impl"]) "," r["data"] "," r["bytes"] "," \
+        r["kernel_ms"] "," r["total_ms"] "," r["pct_of_read_bw"] "," run
 }
 END {
     if (broken) exit 2
@@ -188,7 +251,10 @@ END {
         for (i = 1; i <= count; i++) printf "\"%s\"\t0\n%s\n\n", order[i], points[order[i]]
     if (chart == "blocks")
         for (i = 1; i <= count; i++) printf "%g\t%s\t%s\n", blocks[i] / min, kms[i], pct[i]
-    if (chart ~ /^machines/) sort_by_stage()
+    if (chart ~ /^lab/) lab_pick()
+    if (chart ~ /^(machines|lab)/) { sort_by_stage(); name_machines() }
+    if (chart == "lab") lab_chart()
+    if (chart == "lab-csv") lab_csv()
     if (chart == "machines") machines_chart()
     if (chart == "machines-table") machines_table()
     if (chart == "table") table()
@@ -245,13 +311,13 @@ function machines_chart(    i, j, y, longest, longest_name, low, high, t, first,
     }
     if (high == 0) return                       # no kernel time to draw
     for (j = 1; j <= machine_count; j++)
-        if (length(machines[j]) > longest_name) longest_name = length(machines[j])
+        if (length(shown[machines[j]]) > longest_name) longest_name = length(shown[machines[j]])
     # bars start at a whole decade; the longest has as much again to its right, for its number
     printf "# machines=%d; height=%d; label_chars=%d; name_chars=%d; xmin=%g; xmax=%g\n",
            machine_count, y, longest, longest_name,
            decade_below(low), high * 2
     printf "top\tmiddle\tlabel"
-    for (j = 1; j <= machine_count; j++) printf "\t\"%s\"", machines[j]
+    for (j = 1; j <= machine_count; j++) printf "\t\"%s\"", shown[machines[j]]
     printf "\n"
     for (i = 1; i <= count; i++) {
         first = 0; last = 0                    # the machines that have this row
@@ -266,6 +332,17 @@ function machines_chart(    i, j, y, longest, longest_name, low, high, t, first,
         if (stage_of[order[i]] != stage_of[order[i - 1]]) printf "%g\n", top[i] - 1
 }
 
+# shown[m]: each machine's name in the charts (see the top): its GPU's or
+# CPU's, and its file's where another file names the same machine
+function name_machines(    j, m, times) {
+    for (j = 1; j <= machine_count; j++) times[name_of[machines[j]]]++
+    for (j = 1; j <= machine_count; j++) {
+        m = machines[j]
+        shown[m] = names == "files" ? machine_label(m, name_of[m]) \
+                 : times[name_of[m]] > 1 ? name_of[m] " (" file_name(m) ")" : name_of[m]
+    }
+}
+
 # The power of ten just below x (awk has no floor)
 function decade_below(x,    d) { d = 1; while (d > x) d /= 10; while (d * 10 <= x) d *= 10; return d }
 
@@ -278,9 +355,10 @@ function machines_table(    i, j, l, m, cell, gpu, has_rated) {
     printf "| stage | variant |"
     # a GPU machine's CPU rows ran on its host: its heading names that CPU too
     for (j = 1; j <= machine_count; j++) {
-        m = machines[j]; gpu = m != host_of[m]; has_rated[m] = (file_of[m], m) in rated
-        printf " %s: kernel ms%s |", m (gpu ? " (host: " host_of[m] ")" : ""),
-               !gpu ? "" : " (% of read bandwidth" (has_rated[m] ? ", % of rated peak" : "") ")"
+        m = machines[j]; gpu = is_gpu[m]; has_rated[m] = (m, gpu_of[m]) in rated
+        if (names == "files") printf " %s |", shown[m]   # make lab says once what a cell holds
+        else printf " %s: kernel ms%s |", shown[m] (gpu ? " (host: " host_of[m] ")" : ""),
+                    !gpu ? "" : " (% of read bandwidth" (has_rated[m] ? ", % of rated peak" : "") ")"
     }
     printf "\n|---|---|"
     for (j = 1; j <= machine_count; j++) printf "---:|"
@@ -298,6 +376,65 @@ function machines_table(    i, j, l, m, cell, gpu, has_rated) {
         }
         printf "\n"
     }
+}
+
+# The lab's rows: brief.txt's runs where any machine has them, else the main
+# run's; a machine without brief rows lends its main run's time to a row of the same name
+function lab_pick(    run, i, j, l, m) {
+    run = lab_count["brief"] ? "brief" : "main"
+    count = lab_count[run]
+    for (i = 1; i <= count; i++) {
+        l = order[i] = lab_order[run, i]
+        for (j = 1; j <= machine_count; j++) {
+            m = machines[j]
+            if ((run, l, m) in lab_ms) { ms[l, m] = lab_ms[run, l, m]; line_of[l, m] = lab_line[run, l, m] }
+            else if (("main", l, m) in lab_ms) { ms[l, m] = lab_ms["main", l, m]; line_of[l, m] = lab_line["main", l, m] }
+        }
+    }
+}
+
+# For gnuplot/lab.gp: first the layout, as one gnuplot statement; then index
+# 0, a cell per machine and row: column, line (0 at the top), its time as a
+# multiple of the fastest machine's time in that column (-1: none), the time to print;
+# index 1, each column's label; index 2, each machine's name
+function lab_chart(    i, j, l, m, fastest, longest, longest_name) {
+    if (!count || !machine_count) return
+    for (i = 1; i <= count; i++) if (length(order[i]) > longest) longest = length(order[i])
+    for (j = 1; j <= machine_count; j++)
+        if (length(shown[machines[j]]) > longest_name) longest_name = length(shown[machines[j]])
+    printf "# machines=%d; columns=%d; label_chars=%d; name_chars=%d\n", machine_count, count, longest, longest_name
+    print "column\tline\ttimes_fastest\ttext"
+    for (i = 1; i <= count; i++) {
+        l = order[i]; fastest = 0
+        for (j = 1; j <= machine_count; j++)
+            if (((l, machines[j]) in ms) && ms[l, machines[j]] + 0 > 0 &&
+                (fastest == 0 || ms[l, machines[j]] + 0 < fastest)) fastest = ms[l, machines[j]] + 0
+        for (j = 1; j <= machine_count; j++) {
+            m = machines[j]
+            if (((l, m) in ms) && fastest > 0 && ms[l, m] + 0 > 0)
+                printf "%d\t%d\t%g\t\"%.3g\"\n", i - 1, j - 1, ms[l, m] / fastest, ms[l, m]
+            else printf "%d\t%d\t-1\t\"-\"\n", i - 1, j - 1   # -1: no such run there
+        }
+    }
+    print "\n\ncolumn\tlabel"
+    for (i = 1; i <= count; i++) printf "%d\t\"%s\"\n", i - 1, order[i]
+    print "\n\nline\tmachine"
+    for (j = 1; j <= machine_count; j++) printf "%d\t\"%s\"\n", j - 1, shown[machines[j]]
+}
+
+# The lab's rows as CSV, one line per machine and row, for a spreadsheet
+function lab_csv(    i, j) {
+    print "machine,gpu,host_cpu,stage,row,impl,data,bytes,kernel_ms,total_ms,pct_of_read_bw,run"
+    for (j = 1; j <= machine_count; j++)
+        for (i = 1; i <= count; i++)
+            if ((order[i], machines[j]) in line_of) print line_of[order[i], machines[j]]
+}
+
+# A text field, quoted as RFC 4180 says when it holds a comma or a quote
+function csv_text(text) {
+    if (text !~ /[,"]/) return text
+    gsub(/"/, "\"\"", text)
+    return "\"" text "\""
 }
 
 function value(l, column) { return ((l, column) in ms) ? ms[l, column] : "NaN" }

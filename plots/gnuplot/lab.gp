@@ -1,0 +1,62 @@
+# lab.gp: make lab's chart, a lab's machines side by side as a heat map: a line
+# per machine, a column per stage and variant, each cell its time (ms) and
+# coloured by how many times the fastest machine's time in that column it is,
+# so that the fastest of each column is white and a slow machine stands out
+# at a glance. Drawn for a projector: 1920 x 1080 up to 34 machines and 18
+# columns, and taller or wider past that, never smaller cells.
+# lab.sh passes the layout line that rows.awk (chart=lab) writes first:
+#   machines, columns, label_chars (longest column label), name_chars (longest machine name)
+load 'plots/gnuplot/style.gp'
+
+# Everything in pixels first. A character of the 13-point font is at most
+# about 9 pixels wide; column labels are turned by 35 degrees (sin 35 = 0.57).
+name_px = int(9 * name_chars) + 30
+colorbox_px = 170
+min_cell_w = 84
+min_cell_h = 26
+label_px = int(9 * label_chars * 0.57) + 30
+title_px = 70
+bottom_px = 30
+width = name_px + columns * min_cell_w + colorbox_px
+width = width < 1920 ? 1920 : width
+height = title_px + label_px + machines * min_cell_h + bottom_px
+height = height < 1080 ? 1080 : height
+cell_h = real(height - title_px - label_px - bottom_px) / machines
+cell_font = cell_h >= 34 ? 13 : (cell_h >= 28 ? 12 : 11)
+png = sprintf("set terminal pngcairo size %d,%d font 'sans,13' noenhanced; set output out.'.png'", width, height)
+svg = sprintf("set terminal svg size %d,%d font 'sans,13' noenhanced dynamic; set output out.'.svg'", width, height)
+
+set lmargin at screen real(name_px) / width
+set rmargin at screen 1 - real(colorbox_px) / width
+set tmargin at screen 1 - real(title_px + label_px) / height
+set bmargin at screen real(bottom_px) / height
+set label 1 title at screen 0.5, screen 1 - 30.0 / height center font ',16'
+
+set datafile columnheaders                          # each index starts with a header
+set border 0
+unset grid
+unset key
+unset xtics
+set x2tics rotate by 35 left scale 0 nomirror
+set ytics scale 0 nomirror
+set xrange [-0.5:columns - 0.5]
+set x2range [-0.5:columns - 0.5]
+set yrange [machines - 0.5:-0.5]                    # the first machine at the top
+
+# Colour: log2 of times the fastest, from 1x (white) to 8x or more (dark orange)
+set cbrange [0:3]
+set palette defined (0 "#ffffff", 1 "#fee391", 2 "#fe9929", 3 "#cc4c02")
+set cbtics ("1x (fastest)" 0, "2x" 1, "4x" 2, "8x or more" 3) scale 0
+set colorbox user origin screen 1 - real(colorbox_px - 20) / width, screen 0.3 size screen 20.0 / width, screen 0.4
+
+shade(x) = x > 0 ? (log(x) / log(2) > 3 ? 3 : log(x) / log(2)) : NaN
+missing(x) = x > 0 ? NaN : 0.48                     # rows.awk writes -1 where a machine has no such run
+@png
+plot data index 0 using 1:2:(0.48):(0.48):(shade(column(3))) with boxxyerror fc palette fs solid 1 noborder, \
+     data index 0 using 1:2:(0.48):(missing(column(3))) with boxxyerror fc rgb "#eeeeee" fs solid 1 noborder, \
+     data index 0 using 1:2:4 with labels font sprintf(",%d", cell_font), \
+     data index 1 using 1:(NaN):x2tic(2) axes x2y1 with points, \
+     data index 2 using (0):1:ytic(2) with points pt -1 ps 0
+@svg
+replot
+unset output
