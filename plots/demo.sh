@@ -4,8 +4,25 @@
 # of random bytes unless DEMO_ARGS says otherwise, and prints one table, side
 # by side. A stage that cannot run here is listed as skipped, with its reason;
 # the progress lines count its other runs as skipped with it.
+#
+# make demo-short (plots/demo.sh --short [stage...]): the runs of plots/brief.txt
+# alone (or of $BRIEF), each stage's in stages.txt's order, with a few repeats,
+# in a table of at most 100 columns that names the machine and the input once
+# above it: a demo that fits a lecture and a projector.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+started=$SECONDS
+
+short=""
+if [ "${1:-}" = --short ]; then
+    short=1
+    shift
+fi
+# The short demo's repeats, 5 after the warm-up instead of the programs' 10: it
+# must fit a minute of a lecture, and PoCL's CPU rows (a third of a second a
+# repeat) cost most of it; a median of 5 is still one that no single slow run
+# decides. A brief line's own --reps, or DEMO_ARGS's, wins.
+short_reps=5
 
 source common/stages.sh
 source plots/runs.sh
@@ -23,6 +40,10 @@ fi
 for stage in "${demo_stages[@]}"; do
     [ -n "$(stage_field "$stage" 1)" ] || { echo "demo: $stage is not a stage in stages.txt" >&2; exit 2; }
 done
+if [ -n "$short" ]; then
+    brief_file=${BRIEF:-plots/brief.txt}
+    brief=$(brief_runs "$brief_file") || exit 2 # brief_runs said which line, and why
+fi
 
 # What to run for a stage, one line per row: the program, '|', its options.
 # The program's defaults first, then its runs from stages.txt; an OpenCL stage
@@ -45,24 +66,64 @@ runs_of() {
     done < <(stage_runs "$stage")
 }
 
+# opencl_kinds PROGRAM: '--platform P --device D|KIND' for every device
+# PROGRAM --list shows, KIND as it says (CPU, GPU or accelerator)
+opencl_kinds() {
+    [ -x "$1" ] || return 0
+    "$1" --list 2>/dev/null |
+        sed -nE 's/^ *(--platform [0-9]+ --device [0-9]+): .*\((CPU|GPU|accelerator), [^(]*$/\1|\2/p'
+}
+
+# What the short demo runs for a stage: its lines of brief.txt, as the program,
+# '|', its options, '|', the kind of device for an OpenCL stage (its short
+# rows say which). A line of an OpenCL stage that names no device runs on
+# every device --list shows, as the full demo runs the defaults.
+brief_runs_of() {
+    local stage=$1 program folder options kinds="" kind device
+    program=$(stage_program "$stage")
+    [ "$(stage_field "$stage" 3)" != opencl ] || kinds=$(opencl_kinds "$program")
+    while IFS='|' read -r folder options; do
+        [ "$folder" = "$stage" ] || continue
+        if [ -z "$kinds" ] || [[ " $options " =~ \ --(platform|device)[\ =] ]]; then
+            # a device it names: its kind, where it names it as --list does
+            device=$(grep -Eo -- '--platform [0-9]+ --device [0-9]+' <<<"$options")
+            kind=""
+            [ -z "$device" ] || kind=$(awk -F'|' -v d="$device" '$1 == d { print $2 }' <<<"$kinds")
+            echo "$program|$options|$kind"
+        else
+            while IFS='|' read -r device kind; do
+                echo "$program|$options${options:+ }$device|$kind"
+            done <<<"$kinds"
+        fi
+    done <<<"$brief"
+}
+runs_of_demo() {
+    if [ -n "$short" ]; then brief_runs_of "$1"; else runs_of "$1"; fi
+}
+
 failures=0 done_runs=0
-total_runs=$(for stage in "${demo_stages[@]}"; do runs_of "$stage"; done | wc -l)
+total_runs=$(for stage in "${demo_stages[@]}"; do runs_of_demo "$stage"; done | wc -l)
+reps_option=()
+[ -z "$short" ] || reps_option=(--reps "$short_reps") # before the run's options: theirs win
+reps_seen="" skipped_runs=0
 table=$(mktemp) err=$(mktemp)
 trap 'rm -f "$table" "$err"' EXIT
 # The table's rows, tab-separated, for demo-table.awk to line up at the end:
-# stage impl input launch kernel_ms total_ms gbps verified device, or a stage and why it gave none.
+# stage impl input launch kernel_ms total_ms gbps verified device, or a stage and why it gave none;
+# the short demo adds the kind of device of an OpenCL run.
 for stage in "${demo_stages[@]}"; do
-    mapfile -t runs < <(runs_of "$stage")
+    mapfile -t runs < <(runs_of_demo "$stage")
+    [ ${#runs[@]} -gt 0 ] || printf "%s\tno run: %s has no line for it\n" "$stage" "$brief_file" >>"$table"
     for ((run = 0; run < ${#runs[@]}; run++)); do
-        IFS='|' read -r program options <<<"${runs[run]}"
+        IFS='|' read -r program options kind <<<"${runs[run]}"
         done_runs=$((done_runs + 1))
-        echo "[$done_runs/$total_runs] $program $options $demo_args" >&2
+        echo "[$done_runs/$total_runs] $program ${reps_option[*]:+${reps_option[*]} }$options $demo_args" >&2
         skipped=""
         if [ ! -x "$program" ]; then
             skipped="$program was not built (see make's notes above)"
         else
             # shellcheck disable=SC2086 # options are words on purpose
-            csv=$("$program" $options $demo_args --csv 2>"$err")
+            csv=$("$program" "${reps_option[@]}" $options $demo_args --csv 2>"$err")
             status=$?
             [ $status -ne 77 ] || skipped=$(head -1 "$err" | sed 's/^[^:]*: //')
         fi
@@ -70,6 +131,7 @@ for stage in "${demo_stages[@]}"; do
             printf "%s\tskipped: %s\n" "$stage" "$skipped" >>"$table"
             # the stage's other runs would say the same: counted as skipped with this one
             rest=$((${#runs[@]} - run - 1))
+            skipped_runs=$((skipped_runs + rest + 1))
             if [ $rest -gt 0 ]; then
                 echo "[$((done_runs + 1))$([ $rest -eq 1 ] || echo "-$((done_runs + rest))")/$total_runs]" \
                      "skipped with it: $stage's other $([ $rest -eq 1 ] && echo run || echo "$rest runs")" >&2
@@ -83,6 +145,8 @@ for stage in "${demo_stages[@]}"; do
             failures=$((failures + 1))
             continue
         fi
+        kind_cell="" # the short table's 10th cell: an OpenCL run's kind of device
+        [ -z "$short" ] || kind_cell=$'\t'$kind
         while read -r row; do
             split_csv "$row" # stage,impl,device,data,bytes,seed,blocks,threads,reps,kernel,total,gbps,verified
             case "${FIELDS[6]}x${FIELDS[7]}" in
@@ -90,18 +154,34 @@ for stage in "${demo_stages[@]}"; do
             0x*) shape="${FIELDS[7]}t" ;;  # a CPU: its threads
             *) shape="${FIELDS[6]}x${FIELDS[7]}" ;;
             esac
+            # the short table keeps 06's chunks, the one thing its streams row changes
+            if [ -n "$short" ] && [ "${FIELDS[7]}" = 0 ] && [ "${FIELDS[6]}" -gt 0 ]; then
+                shape="${FIELDS[6]} chunk$([ "${FIELDS[6]}" = 1 ] || echo s)"
+            fi
             kernel=${FIELDS[9]} gbps=${FIELDS[11]}
             # a plain copy (06's floor): no launch and no kernel time, so nothing to show
             [ "${FIELDS[7]}" = 0 ] && [ "$kernel" = 0.0000 ] && kernel=- gbps=-
-            printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n" "${FIELDS[0]}" "${FIELDS[1]}" "${FIELDS[3]##*/}" \
-                "$shape" "$kernel" "${FIELDS[10]}" "$gbps" "${FIELDS[12]}" "${FIELDS[2]}" >>"$table"
+            printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s%s\n" "${FIELDS[0]}" "${FIELDS[1]}" "${FIELDS[3]##*/}" \
+                "$shape" "$kernel" "${FIELDS[10]}" "$gbps" "${FIELDS[12]}" "${FIELDS[2]}" \
+                "$kind_cell" >>"$table"
+            [[ " $reps_seen " == *" ${FIELDS[8]} "* ]] || reps_seen="$reps_seen ${FIELDS[8]}"
         done <<<"$rows"
     done
 done
 
 echo
 book_input="the book's 100 MiB of uniform random bytes"
-echo "input: ${demo_args:-$book_input}; median of repeats after a warm-up"
-awk -v host_cpu="$host_cpu" -f plots/demo-table.awk "$table"
-echo "(launch: blocks x threads on a GPU, CPU threads as Nt; GB/s: input bytes over kernel time)"
+if [ -n "$short" ]; then
+    reps_seen=${reps_seen# }
+    [[ $reps_seen != *" "* ]] || reps_seen="" # runs that differ: "median of repeats"
+    awk -v short=1 -v host_cpu="$host_cpu" -v cores="$(nproc 2>/dev/null)" -v gpu="$gpu" \
+        -v driver="$driver" -v input="${demo_args:-$book_input}" -v reps="$reps_seen" \
+        -f plots/demo-table.awk "$table"
+    echo "demo-short: $total_runs runs$([ $skipped_runs -eq 0 ] || echo " ($skipped_runs skipped here)")" \
+         "in $((SECONDS - started)) s"
+else
+    echo "input: ${demo_args:-$book_input}; median of repeats after a warm-up"
+    awk -v host_cpu="$host_cpu" -f plots/demo-table.awk "$table"
+    echo "(launch: blocks x threads on a GPU, CPU threads as Nt; GB/s: input bytes over kernel time)"
+fi
 [ $failures -eq 0 ]

@@ -2,7 +2,9 @@
  * test_plots.c - make bench writes the documented columns and one verified
  * row per stage and input for every stage of stages.txt that runs here (on a
  * small size), make demo has a line for every stage, counts every run up to
- * its total and shows names whole in lined-up columns, every gnuplot script
+ * its total and shows names whole in lined-up columns; make demo-short fits
+ * 100 columns, lined up, with a row per run of brief.txt and each stage's
+ * floor once, and refuses a brief line of no stage; every gnuplot script
  * renders a non-empty PNG from the fixture CSVs (four made-up machines), no
  * stages chart cuts a label, the chart of every machine names them all, the
  * coarsening chart has a line per
@@ -21,7 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define BENCH_COLUMNS CSV_HEADER ",pct_of_read_bw,run,date,host_cpu,gpu,driver,cuda"
+#define BENCH_COLUMNS CSV_HEADER ",pct_of_read_bw,run,date,host_cpu,gpu,driver,cuda,host,machine_id"
 
 static int skipped, skipped_here;
 
@@ -217,20 +219,23 @@ START_TEST(test_bench_only_replaces_the_matching_rows_alone)
 {
     char dir[] = "/tmp/bench_only_XXXXXX", command[2048];
     ck_assert(mkdtemp(dir) != NULL);
-    snprintf(command, sizeof command,
-             "cd .. && . plots/machine.sh && csv=%s/$slug.csv &&"
-             " echo '" BENCH_COLUMNS "' >$csv &&"
-             " echo '01_cpu,book,made-up,uniform,65536,1,0,0,1,1,1,1,yes,,main,OLD,,,,' >>$csv &&"
-             " echo '01_cpu,book,made-up,skewed,65536,1,0,0,1,1,1,1,yes,,main,OLD,,,,' >>$csv &&"
-             " BENCH_SIZE=64K BENCH_REPS=1 BENCH_SWEEPS=no BENCH_OUT=%s"
-             " BENCH_ONLY='^main\\|01_cpu/hist_cpu\\|--data skewed --size 64K$'"
-             " plots/bench.sh 2>/dev/null &&"
-             " grep -q '^01_cpu,book,made-up,uniform,.*,OLD,' $csv &&"
-             " ! grep -q ',skewed,.*,OLD,' $csv &&"
-             " grep -q '^01_cpu,book,[^,]*,skewed,65536,.*,yes,,main,' $csv &&"
-             " ! grep -q '^[^,]*,[^,]*,[^,]*,constant,' $csv &&"
-             " test $(grep -c ,uniform, $csv) = 1",
-             dir, dir);
+    snprintf(
+        command, sizeof command,
+        "cd .. && . plots/machine.sh && csv=%s/only.csv &&"
+        " echo '" BENCH_COLUMNS "' >$csv &&"
+        " echo \"01_cpu,book,made-up,uniform,65536,1,0,0,1,1,1,1,yes,,main,OLD,,,,,,\"$machine_id"
+        " >>$csv &&"
+        " echo \"01_cpu,book,made-up,skewed,65536,1,0,0,1,1,1,1,yes,,main,OLD,,,,,,\"$machine_id"
+        " >>$csv &&"
+        " BENCH_SIZE=64K BENCH_REPS=1 BENCH_SWEEPS=no BENCH_OUT=%s BENCH_NAME=only"
+        " BENCH_ONLY='^main\\|01_cpu/hist_cpu\\|--data skewed --size 64K$'"
+        " plots/bench.sh 2>/dev/null &&"
+        " grep -q '^01_cpu,book,made-up,uniform,.*,OLD,' $csv &&"
+        " ! grep -q ',skewed,.*,OLD,' $csv &&"
+        " grep -q '^01_cpu,book,[^,]*,skewed,65536,.*,yes,,main,' $csv &&"
+        " ! grep -q '^[^,]*,[^,]*,[^,]*,constant,' $csv &&"
+        " test $(grep -c ,uniform, $csv) = 1",
+        dir, dir);
     ck_assert_msg(shell(command) == 0, "BENCH_ONLY did not replace the skewed row alone");
     snprintf(command, sizeof command, "rm -rf '%s'", dir);
     shell(command);
@@ -311,19 +316,27 @@ static int heading_end(const char *table, const char *heading)
     return (int)(at - table) + (int)strlen(heading);
 }
 
-/* The demo's table of made-up rows (tab-separated, as demo.sh writes them),
- * as demo-table.awk lines them up on a machine whose CPU is host_cpu. */
-static char *demo_table_of(const char *rows, const char *host_cpu)
+/* Made-up rows (tab-separated, as demo.sh writes them) as demo-table.awk
+ * lines them up, given its -v options */
+static char *demo_table_with(const char *rows, const char *awk_options)
 {
-    char path[] = "/tmp/plots_demo_XXXXXX", command[512];
+    char path[] = "/tmp/plots_demo_XXXXXX", command[1024];
     int fd = mkstemp(path);
     ck_assert(fd >= 0);
     ck_assert(write(fd, rows, strlen(rows)) == (ssize_t)strlen(rows));
     close(fd);
-    snprintf(command, sizeof command, "awk -v host_cpu='%s' -f demo-table.awk %s", host_cpu, path);
+    snprintf(command, sizeof command, "awk %s -f demo-table.awk %s", awk_options, path);
     char *table = output_of(command);
     unlink(path);
     return table;
+}
+
+/* The demo's table of made-up rows on a machine whose CPU is host_cpu. */
+static char *demo_table_of(const char *rows, const char *host_cpu)
+{
+    char options[256];
+    snprintf(options, sizeof options, "-v host_cpu='%s'", host_cpu);
+    return demo_table_with(rows, options);
 }
 
 /* A kernel-only median above the end-to-end one (seen on PoCL: two medians
@@ -386,6 +399,268 @@ START_TEST(test_demo_table_shows_long_names_whole_and_lined_up)
                       (int)strcspn(line, "\n"), line);
     }
     free(table);
+}
+END_TEST
+
+/* ----------------------------------------------------------- demo-short -- */
+
+/* The length of text's longest line */
+static int widest_line(const char *text)
+{
+    int widest = 0;
+    for (const char *line = text; *line;) {
+        int length = (int)strcspn(line, "\n");
+        if (length > widest)
+            widest = length;
+        line += length + (line[length] == '\n');
+    }
+    return widest;
+}
+
+/* brief.txt's runs as plots/runs.sh (bash) reads them for the demo and the
+ * bench, "folder|options" a line (from plots/, as the tests run) */
+#define BRIEF_RUNS "cd .. && bash -c '. common/stages.sh && . plots/runs.sh && brief_runs'"
+
+/* The machine and the input that make demo-short names above its table, as
+ * long as a lab's are likely to be */
+#define SHORT_CPU "Fixture CPU 9000 with a model name of 44 chars"
+#define SHORT_GPU "Fixture GPU whose name is much longer than 28 characters"
+#define SHORT_MACHINE                                                                              \
+    "-v short=1 -v cores=128 -v reps=5 -v driver=580.159.04 -v host_cpu='" SHORT_CPU "'"           \
+    " -v gpu='" SHORT_GPU "' -v input=\"the book's 100 MiB of uniform random bytes\""
+
+static char *short_table_of(const char *rows)
+{
+    return demo_table_with(rows, SHORT_MACHINE);
+}
+
+/* The longest cells the short table may have to show: a 07 variant of 2^20
+ * bins, PoCL's name for the CPU, 06 in 1024 chunks, wide numbers, a kernel
+ * time above the trip (marked), a reason to skip that needs two lines. */
+static const char longest_rows[] =
+    "01_cpu\tsub4\tuniform\t128t\t1234.5678\t1234.5678\t0.085\tyes\t" SHORT_CPU "\t\n"
+    "02_global_atomics\tskipped: cannot run here: no CUDA device (no NVIDIA driver, or one older "
+    "than this program's CUDA runtime)\n"
+    "03_shared_atomics\tskipped: cannot run here: no CUDA device (no NVIDIA driver, or one older "
+    "than this program's CUDA runtime)\n"
+    "04_opencl_port\topencl-local-atomics\tuniform\t1024x1024\t1666.5405\t1657.6718\t0.063\tyes\t"
+    "pthread-skylake-avx512-" SHORT_CPU "\tCPU\n"
+    "04_opencl_port\topencl-local-atomics\tuniform\t264x256\t0.5949\t21.1880\t176.267\t"
+    "yes\t" SHORT_GPU "\tGPU\n"
+    "05_privatized\tFAILED (exit 1): hist_gpu_privatized: unrolled: bin 17 is 409612, not 409613\n"
+    "06_streams\tpinned-copy\tuniform\t-\t-\t2.1018\t-\tyes\t" SHORT_GPU "\t\n"
+    "06_streams\tstreams\tuniform\t1024 chunks\t0.0640\t2.1105\t1637.990\tyes\t" SHORT_GPU "\t\n"
+    "07_any_bins\tread-bandwidth/u32/1048576\tuniform\t1056x256\t0.0423\t19.5059\t12479.607\t"
+    "yes\t" SHORT_GPU "\t\n"
+    "07_any_bins\tauto:global-plain/u32/1048576\tuniform\t1056x1024\t10.0423\t119.5059\t10247.607\t"
+    "yes\t" SHORT_GPU "\t\n";
+
+/* make demo-short's table fits a projector: at most 100 columns on every line
+ * with the longest cells it may show, where the full demo's layout of the
+ * same rows is far wider. The machine is named once above it, an OpenCL row
+ * says its kind of device, and on every row each column starts where its
+ * heading does (a number ends where its heading ends); a reason to skip that
+ * is too long goes on under its own start. */
+START_TEST(test_demo_short_table_fits_100_columns_and_lines_up)
+{
+    char *full = demo_table_of(longest_rows, SHORT_CPU);
+    ck_assert_msg(widest_line(full) > 100, "the full layout fits too (%d columns):\n%s",
+                  widest_line(full), full);
+    free(full);
+    char *table = short_table_of(longest_rows);
+    ck_assert_msg(widest_line(table) <= 100, "%d columns:\n%s", widest_line(table), table);
+    const char named[] = "GPU    " SHORT_GPU " (driver 580.159.04)\n"
+                         "CPU    " SHORT_CPU " (128 cores)\n"
+                         "input  the book's 100 MiB of uniform random bytes;"
+                         " median of 5 runs after a warm-up\n";
+    ck_assert_msg(strncmp(table, named, strlen(named)) == 0,
+                  "the machine and the input are not named above the table:\n%s", table);
+    ck_assert_msg(strstr(table, " opencl-local-atomics (CPU) ") &&
+                      strstr(table, " opencl-local-atomics (GPU) ") && !strstr(table, "pthread-"),
+                  "an OpenCL row does not say its kind of device:\n%s", table);
+    ck_assert_msg(strstr(table, "\n03     skipped, as above\n"), "%s", table);
+
+    const char *heading = strstr(table, "\nstage  variant  ");
+    ck_assert_msg(heading != NULL, "no heading:\n%s", table);
+    heading++;
+    const char *left[] = {"variant", "launch", "verified"};
+    const char *right[] = {"kernel ms", "end-to-end ms", "GB/s"};
+    int variant = heading_end(heading, "variant") - (int)strlen("variant"), rows = 0, wrapped = 0;
+    for (const char *line = strchr(heading, '\n') + 1;
+         (*line >= '0' && *line <= '9') || *line == ' '; line = strchr(line, '\n') + 1) {
+        int length = (int)strcspn(line, "\n");
+        ck_assert_msg(length > variant && line[variant - 1] == ' ' && line[variant] != ' ',
+                      "not under 'variant': %.*s", length, line);
+        if (*line == ' ' || strncmp(line + variant, "skipped", 7) == 0 ||
+            strncmp(line + variant, "FAILED", 6) == 0) {
+            wrapped += *line == ' ';
+            continue;
+        }
+        rows++;
+        for (int c = 0; c < 3; c++) {
+            int start = heading_end(heading, left[c]) - (int)strlen(left[c]);
+            ck_assert_msg(start < length && line[start - 1] == ' ' && line[start] != ' ',
+                          "not under '%s': %.*s", left[c], length, line);
+            int end = heading_end(heading, right[c]);
+            ck_assert_msg(end < length && line[end - 1] != ' ' && line[end] == ' ',
+                          "not under '%s': %.*s", right[c], length, line);
+        }
+    }
+    ck_assert_int_eq(rows, 7);
+    ck_assert_int_eq(wrapped, 1);
+    free(table);
+}
+END_TEST
+
+/* make demo-short's table has a row for every run of brief.txt, in its order,
+ * under its stage's number (an OpenCL stage's twice: CPU and GPU), and each
+ * stage's floor once, however many of its runs print it (as 05, 06 and 07
+ * do): made-up rows, as a program would print them, for each real line. */
+START_TEST(test_demo_short_table_has_a_row_per_brief_run_and_one_floor_per_stage)
+{
+    char *runs = output_of(BRIEF_RUNS);
+    size_t size = 512 * (size_t)(lines_in(runs) + 1), used = 0;
+    char *rows = malloc(size);
+    ck_assert(rows != NULL);
+    rows[0] = '\0';
+    char folder[64][64];
+    bool opencl[64], has_runs[32] = {false};
+    int count = 0, stages = 0;
+    for (char *run = strtok(runs, "\n"); run; run = strtok(NULL, "\n"), count++) {
+        ck_assert(count < 64 && sscanf(run, "%63[^|]", folder[count]) == 1);
+        int p = 0;
+        while (p < listed_count && strcmp(listed[p].folder, folder[count]) != 0)
+            p++;
+        ck_assert_msg(p < listed_count, "%s: not a stage", run);
+        opencl[count] = strcmp(listed[p].runs_on, "opencl") == 0;
+        stages += !has_runs[p];
+        has_runs[p] = true;
+        /* the floor first, as the programs print it: a read (05, 07) or a copy (06) */
+        const char *floor_row = p % 2 ? "read-bandwidth/u32/256\tuniform\t1056x256\t0.0423\t19.5059"
+                                        "\t2479.607\tyes\tG\t"
+                                      : "pinned-copy\tuniform\t-\t-\t2.1018\t-\tyes\tG\t";
+        used += (size_t)snprintf(rows + used, size - used, "%s\t%s\n", folder[count], floor_row);
+        for (int kind = 0; kind < (opencl[count] ? 2 : 1); kind++)
+            used += (size_t)snprintf(
+                rows + used, size - used,
+                "%s\trun-%d\tuniform\t264x256\t0.6271\t21.5122\t167.218\tyes\tG\t%s\n",
+                folder[count], count, opencl[count] ? (kind ? "GPU" : "CPU") : "");
+        ck_assert(used < size);
+    }
+    ck_assert_int_gt(count, 0);
+    char *table = short_table_of(rows);
+    ck_assert_msg(widest_line(table) <= 100, "%d columns:\n%s", widest_line(table), table);
+    const char *previous = table;
+    for (int n = 0; n < count; n++)
+        for (int kind = 0; kind < (opencl[n] ? 2 : 1); kind++) {
+            char cell[64];
+            snprintf(cell, sizeof cell, "  run-%d%s  ", n,
+                     opencl[n] ? (kind ? " (GPU)" : " (CPU)") : "");
+            const char *at = strstr(table, cell), *line = at;
+            ck_assert_msg(at > previous, "no row '%s' after the one before:\n%s", cell, table);
+            while (line > table && line[-1] != '\n')
+                line--;
+            size_t number = strcspn(folder[n], "_");
+            ck_assert_msg(strncmp(line, folder[n], number) == 0 && line[number] == ' ',
+                          "'%s' is not under %s's number:\n%s", cell, folder[n], table);
+            previous = at;
+        }
+    int floors = 0;
+    for (const char *at = strstr(table, " (floor)  "); at; at = strstr(at + 1, " (floor)  "))
+        floors++;
+    ck_assert_msg(floors == stages, "%d floors for %d stages:\n%s", floors, stages, table);
+    free(table);
+    free(rows);
+    free(runs);
+}
+END_TEST
+
+/* make demo-short of named stages runs their lines of brief.txt alone: here
+ * 01_cpu, which runs on every machine; a verified row for each of its lines
+ * and no other stage's, at most 100 columns, and the demo's own time last. */
+START_TEST(test_demo_short_of_named_stages_has_a_row_per_brief_line)
+{
+    char *counted = output_of(BRIEF_RUNS " | grep -c '^01_cpu|'");
+    int lines = atoi(counted);
+    free(counted);
+    ck_assert_int_gt(lines, 0);
+    struct ran r = run_command("DEMO_ARGS='--size 1K --reps 1' ./demo.sh --short 01_cpu");
+    ck_assert_msg(r.status == 0, "exit %d:\n%s%s", r.status, r.out, r.err);
+    ck_assert_msg(widest_line(r.out) <= 100, "%d columns:\n%s", widest_line(r.out), r.out);
+    int rows = 0;
+    for (const char *line = r.out; *line; line += strcspn(line, "\n") + 1) {
+        int length = (int)strcspn(line, "\n");
+        if (*line < '0' || *line > '9')
+            continue;
+        ck_assert_msg(strncmp(line, "01 ", 3) == 0, "another stage ran: %.*s", length, line);
+        ck_assert_msg(length > 5 && strncmp(line + length - 5, "  yes", 5) == 0,
+                      "not verified: %.*s", length, line);
+        rows++;
+    }
+    ck_assert_msg(rows == lines, "%d rows for %d lines of brief.txt:\n%s", rows, lines, r.out);
+    char last[64];
+    snprintf(last, sizeof last, "\ndemo-short: %d runs in ", lines);
+    const char *at = strstr(r.out, last);
+    ck_assert_msg(
+        at && strcmp(at + strlen(last) + strspn(at + strlen(last), "0123456789"), " s\n") == 0,
+        "no time last:\n%s", r.out);
+    free_ran(&r);
+}
+END_TEST
+
+/* A line of brief.txt that names a folder stages.txt lacks, or that sets its
+ * own input (the demo and the bench choose it), stops make demo-short before
+ * any run: exit 2, one line that says which line and why. */
+START_TEST(test_demo_short_refuses_a_brief_line_of_no_stage_or_its_own_input)
+{
+    const char *briefs[] = {"01_cpu --variant book\n# a comment\n99_no_such_stage -\n",
+                            "01_cpu --variant book --size 1K  # its own input\n"};
+    const char *why[] = {":3: 99_no_such_stage is not a stage in stages.txt\n",
+                         ":1: --size sets the input, which the demo and the bench choose\n"};
+    for (int b = 0; b < 2; b++) {
+        char path[] = "/tmp/plots_brief_XXXXXX", command[256], expected[256];
+        int fd = mkstemp(path);
+        ck_assert(fd >= 0);
+        ck_assert(write(fd, briefs[b], strlen(briefs[b])) == (ssize_t)strlen(briefs[b]));
+        close(fd);
+        snprintf(command, sizeof command, "BRIEF=%s ./demo.sh --short", path);
+        struct ran r = run_command(command);
+        unlink(path);
+        snprintf(expected, sizeof expected, "%s%s", path, why[b]);
+        ck_assert_int_eq(r.status, 2);
+        ck_assert_str_eq(r.err, expected);
+        ck_assert_str_eq(r.out, "");
+        free_ran(&r);
+    }
+}
+END_TEST
+
+/* Every line of brief.txt is one that its program accepts: no usage error
+ * (exit 2: a variant or an option it lacks). On 1 KiB, so that it is quick
+ * where the stage runs; a CUDA program checks its options before it looks
+ * for a GPU, so this holds on a machine without one too. */
+START_TEST(test_every_brief_line_is_accepted_by_its_program)
+{
+    char *runs = output_of(BRIEF_RUNS);
+    int checked = 0;
+    for (char *run = strtok(runs, "\n"); run; run = strtok(NULL, "\n")) {
+        char folder[64];
+        ck_assert(sscanf(run, "%63[^|]", folder) == 1);
+        const char *options = run + strlen(folder) + 1;
+        int p = 0;
+        while (p < listed_count && strcmp(listed[p].folder, folder) != 0)
+            p++;
+        ck_assert_msg(p < listed_count, "%s: not a stage", run);
+        if (access(listed[p].program, X_OK) != 0)
+            continue; /* not built here: make's notes said why */
+        char command[512];
+        snprintf(command, sizeof command, "'%s' %s --size 1K --reps 1 --csv >/dev/null 2>&1",
+                 listed[p].program, options);
+        ck_assert_msg(shell(command) != EXIT_USAGE, "refused by its program: %s", run);
+        checked++;
+    }
+    ck_assert_msg(checked > 0, "no line of brief.txt was checked: build first (make)");
+    free(runs);
 }
 END_TEST
 
@@ -492,8 +767,9 @@ START_TEST(test_coarsening_chart_has_a_line_per_variant_and_input)
 }
 END_TEST
 
-/* A PNG's height in pixels: its IHDR chunk follows the 8-byte signature. */
-static long png_height(const char *path)
+/* A PNG's width or height in pixels: its IHDR chunk follows the 8-byte
+ * signature, the width first. */
+static long png_size(const char *path, int height)
 {
     unsigned char head[24];
     FILE *png = fopen(path, "rb");
@@ -501,7 +777,16 @@ static long png_height(const char *path)
     ck_assert(fread(head, 1, sizeof head, png) == sizeof head);
     fclose(png);
     ck_assert(memcmp(head, "\x89PNG\r\n\x1a\n", 8) == 0 && memcmp(head + 12, "IHDR", 4) == 0);
-    return (long)head[20] << 24 | head[21] << 16 | head[22] << 8 | head[23];
+    const unsigned char *n = head + (height ? 20 : 16);
+    return (long)n[0] << 24 | n[1] << 16 | n[2] << 8 | n[3];
+}
+static long png_height(const char *path)
+{
+    return png_size(path, 1);
+}
+static long png_width(const char *path)
+{
+    return png_size(path, 0);
 }
 
 START_TEST(test_machines_chart_grows_with_the_machines)
@@ -1069,6 +1354,183 @@ START_TEST(test_every_profiled_metric_is_explained_in_the_readme)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ lab -- */
+
+/* make bench names its file after the machine, and never writes over a file
+ * of another machine's (its machine_id column) unless BENCH_REPLACE=1: proven
+ * by a file of this machine's default name made by "another machine", which
+ * bench refuses before it runs anything, leaving it as it was. */
+START_TEST(test_bench_refuses_another_machines_file)
+{
+    char dir[] = "/tmp/bench_other_XXXXXX", command[2048];
+    ck_assert(mkdtemp(dir) != NULL);
+    snprintf(
+        command, sizeof command,
+        "cd .. && . plots/machine.sh && name=$(echo \"$host\" | tr 'A-Z' 'a-z' |"
+        " sed 's/[^a-z0-9._-]\\{1,\\}/-/g')-$slug && csv=%s/$name.csv &&"
+        " echo '" BENCH_COLUMNS "' >$csv &&"
+        " echo '01_cpu,book,made-up,uniform,65536,1,0,0,1,1,1,1,yes,,main,OLD,,,,,pc02,other-gpu'"
+        " >>$csv && cp $csv %s/before &&"
+        " BENCH_SIZE=64K BENCH_REPS=1 BENCH_SWEEPS=no BENCH_OUT=%s plots/bench.sh"
+        " >%s/out 2>&1; test $? = 2 && cmp -s $csv %s/before &&"
+        " grep -q \"$name.csv holds another machine's results\" %s/out &&"
+        " test $(grep -c . %s/out) = 1",
+        dir, dir, dir, dir, dir, dir, dir);
+    ck_assert_msg(shell(command) == 0, "bench wrote over another machine's file, or said more");
+    /* a name that is no file name is refused with one line, exit 2 */
+    struct ran bad = run_command("BENCH_NAME='../x' ./bench.sh");
+    ck_assert_int_eq(bad.status, EXIT_USAGE);
+    ck_assert_msg(one_line(bad.err) && strstr(bad.err, "BENCH_NAME"), "%s", bad.err);
+    free_ran(&bad);
+    snprintf(command, sizeof command, "rm -rf '%s'", dir);
+    shell(command);
+}
+END_TEST
+
+static char lab[] = "/tmp/lab_test_XXXXXX";
+
+/* make lab on a folder: its status, stdout and stderr */
+static struct ran lab_of(const char *knobs)
+{
+    char command[1024];
+    snprintf(command, sizeof command, "LAB=%s %s ./lab.sh", lab, knobs);
+    return run_command(command);
+}
+
+/* the numbers of one machine and row in comparison.csv, or NULL */
+static char *lab_line(const char *machine, const char *row)
+{
+    char command[512];
+    snprintf(command, sizeof command, "grep '^%s,.*,%s,' %s/comparison.csv", machine, row, lab);
+    return output_of(command);
+}
+
+/* A made-up lab of 30 machines (tests/make-lab.sh), five GPU models among
+ * them: every machine is its own line, the chart is 1920 x 1080, as a
+ * projector shows it, and every name is on it whole. */
+START_TEST(test_lab_of_30_machines_fits_a_projector_and_keeps_each_apart)
+{
+    struct ran made = lab_of("");
+    ck_assert_msg(made.status == 0, "%s", made.err);
+    ck_assert_msg(strstr(made.out, "30 machines") && strstr(made.out, "100 MiB"), "%s", made.out);
+    char path[256];
+    snprintf(path, sizeof path, "%s/comparison.svg", lab);
+    char *svg = read_text(path);
+    for (int i = 1; i <= 30; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "<text>pc%02d (%s)</text>", i,
+                 i % 10 == 0 ? "Fixture Laptop CPU"
+                             : (const char *[]){"Lab GPU A", "Lab GPU B", "Lab GPU C", "Lab GPU D",
+                                                "Lab GPU E"}[(i - 1) % 5]);
+        ck_assert_msg(strstr(svg, name), "%s: no line %s", path, name);
+    }
+    free(svg);
+    snprintf(path, sizeof path, "%s/comparison.png", lab);
+    ck_assert_int_eq(png_height(path), 1080);
+    ck_assert_int_eq(png_width(path), 1920);
+    /* pc01 and pc06 have the same GPU model and times of their own, both kept */
+    char *pc01 = lab_line("pc01-lab-gpu-a", "02 global-atomics");
+    char *pc06 = lab_line("pc06-lab-gpu-a", "02 global-atomics");
+    ck_assert_msg(pc01 && pc06 && one_line(pc01) && one_line(pc06) &&
+                      strcmp(strchr(pc01, ','), strchr(pc06, ',')) != 0,
+                  "pc01: %s pc06: %s", pc01, pc06);
+    free(pc01);
+    free(pc06);
+    /* and the table has a column for each of the 30, the stage and variant first */
+    char command[512];
+    snprintf(command, sizeof command, "grep -m1 '^| stage | variant |' %s/comparison.md", lab);
+    char *heading = output_of(command);
+    int columns = 0;
+    for (const char *c = heading; *c; c++)
+        columns += *c == '|';
+    ck_assert_msg(columns == 2 + 30 + 1 && strstr(heading, "| pc06 (Lab GPU A) |"), "%s", heading);
+    free(heading);
+    free_ran(&made);
+}
+END_TEST
+
+/* The size most machines ran, unless LAB_SIZE says; a machine of another size
+ * is named, with what it ran, never drawn at a size it did not run */
+START_TEST(test_lab_takes_any_size_and_says_which)
+{
+    char command[1024];
+    snprintf(command, sizeof command,
+             "sed 's/,104857600,/,16777216,/' %s/pc02-lab-gpu-b.csv > %s/small.csv", lab, lab);
+    ck_assert_int_eq(shell(command), 0);
+    struct ran most = lab_of("");
+    ck_assert_msg(most.status == 0 && strstr(most.out, "30 machines") &&
+                      strstr(most.out, "100 MiB of uniform bytes (the size most machines ran)") &&
+                      strstr(most.out, "left out: small.csv: no run of 100 MiB of uniform bytes "
+                                       "(it ran: 16 MiB)"),
+                  "%s", most.out);
+    struct ran small = lab_of("LAB_SIZE=16M");
+    ck_assert_msg(small.status == 0 && strstr(small.out, "1 machines") &&
+                      strstr(small.out, "16 MiB of uniform bytes (LAB_SIZE)"),
+                  "%s", small.out);
+    char *row = lab_line("small", "02 global-atomics");
+    ck_assert_msg(row && strstr(row, ",16777216,"), "%s", row ? row : "no row");
+    free(row);
+    struct ran none = lab_of("LAB_SIZE=4M");
+    ck_assert_int_eq(none.status, EXIT_USAGE);
+    ck_assert_msg(strstr(none.err, "no machine ran 4 MiB"), "%s", none.err);
+    struct ran bad = lab_of("LAB_SIZE=lots");
+    ck_assert_int_eq(bad.status, EXIT_USAGE);
+    ck_assert_msg(one_line(bad.err) && strstr(bad.err, "LAB_SIZE"), "%s", bad.err);
+    snprintf(command, sizeof command, "rm -f %s/small.csv", lab);
+    shell(command);
+    free_ran(&most);
+    free_ran(&small);
+    free_ran(&none);
+    free_ran(&bad);
+}
+END_TEST
+
+/* LAB_STAGES: those stages' rows alone, in the chart's numbers and the table */
+START_TEST(test_lab_shows_the_stages_asked_for_alone)
+{
+    struct ran made = lab_of("LAB_STAGES='03_shared_atomics 06_streams'");
+    ck_assert_msg(made.status == 0, "%s", made.err);
+    char command[512];
+    snprintf(command, sizeof command,
+             "cut -d, -f4 %s/comparison.csv | sed 1d | sort -u | paste -sd' ' -", lab);
+    char *stages = output_of(command);
+    ck_assert_str_eq(stages, "03_shared_atomics 06_streams\n");
+    snprintf(command, sizeof command,
+             "grep '^| 0' %s/comparison.md | cut -d'|' -f2 | sort -u | paste -sd' ' -", lab);
+    char *table = output_of(command);
+    ck_assert_str_eq(table, " 03_shared_atomics   06_streams \n");
+    free(stages);
+    free(table);
+    struct ran bad = lab_of("LAB_STAGES='03_shared_atomics 99_nothing'");
+    ck_assert_int_eq(bad.status, EXIT_USAGE);
+    ck_assert_msg(one_line(bad.err) && strstr(bad.err, "99_nothing is not a stage"), "%s", bad.err);
+    free_ran(&made);
+    free_ran(&bad);
+}
+END_TEST
+
+/* A folder with no make bench CSV, or none at all: one line, exit 2 */
+START_TEST(test_lab_refuses_a_folder_without_results)
+{
+    char dir[] = "/tmp/lab_empty_XXXXXX", command[512];
+    ck_assert(mkdtemp(dir) != NULL);
+    snprintf(command, sizeof command, "echo 'a,b' > %s/notes.csv && LAB=%s ./lab.sh", dir, dir);
+    struct ran empty = run_command(command);
+    ck_assert_int_eq(empty.status, EXIT_USAGE);
+    ck_assert_msg(strstr(empty.out, "notes.csv is not a CSV of make bench") &&
+                      one_line(empty.err) && strstr(empty.err, "no CSV of make bench"),
+                  "%s%s", empty.out, empty.err);
+    snprintf(command, sizeof command, "LAB=%s/none ./lab.sh", dir);
+    struct ran missing = run_command(command);
+    ck_assert_int_eq(missing.status, EXIT_USAGE);
+    ck_assert_msg(one_line(missing.err) && strstr(missing.err, "no folder"), "%s", missing.err);
+    snprintf(command, sizeof command, "rm -rf '%s'", dir);
+    shell(command);
+    free_ran(&empty);
+    free_ran(&missing);
+}
+END_TEST
+
 int main(void)
 {
     read_stages_txt();
@@ -1082,6 +1544,11 @@ int main(void)
     tcase_add_test(bench, test_demo_counts_every_run_up_to_the_total);
     tcase_add_test(bench, test_demo_table_shows_long_names_whole_and_lined_up);
     tcase_add_test(bench, test_demo_table_explains_a_kernel_time_above_the_trip);
+    tcase_add_test(bench, test_demo_short_table_fits_100_columns_and_lines_up);
+    tcase_add_test(bench, test_demo_short_table_has_a_row_per_brief_run_and_one_floor_per_stage);
+    tcase_add_test(bench, test_demo_short_of_named_stages_has_a_row_per_brief_line);
+    tcase_add_test(bench, test_demo_short_refuses_a_brief_line_of_no_stage_or_its_own_input);
+    tcase_add_test(bench, test_every_brief_line_is_accepted_by_its_program);
     suite_add_tcase(suite, bench);
 
     TCase *rows = tcase_create("rows");
@@ -1149,6 +1616,24 @@ int main(void)
     }
     suite_add_tcase(suite, plots);
 
+    TCase *lab_case = tcase_create("lab");
+    tcase_set_timeout(lab_case, 60);
+    tcase_add_test(lab_case, test_bench_refuses_another_machines_file);
+    tcase_add_test(lab_case, test_lab_refuses_a_folder_without_results);
+    bool lab_made = false;
+    if (shell("command -v gnuplot >/dev/null") == 0 && mkdtemp(lab)) {
+        snprintf(command, sizeof command, "tests/make-lab.sh %s 30", lab);
+        if (shell(command) != 0)
+            fprintf(stderr, "make-lab.sh failed\n"); /* every lab check fails */
+        tcase_add_test(lab_case, test_lab_of_30_machines_fits_a_projector_and_keeps_each_apart);
+        tcase_add_test(lab_case, test_lab_takes_any_size_and_says_which);
+        tcase_add_test(lab_case, test_lab_shows_the_stages_asked_for_alone);
+        lab_made = true;
+    } else {
+        skipped += 3;
+    }
+    suite_add_tcase(suite, lab_case);
+
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_ENV);
     int failed = srunner_ntests_failed(runner);
@@ -1156,6 +1641,10 @@ int main(void)
     unlink(other_registry);
     if (drawn) {
         snprintf(command, sizeof command, "rm -rf '%s'", figures);
+        shell(command);
+    }
+    if (lab_made) {
+        snprintf(command, sizeof command, "rm -rf '%s'", lab);
         shell(command);
     }
     if (skipped || skipped_here)
