@@ -381,6 +381,7 @@ struct plan {
     bool sizing_only;  /* launch_cub only asks CUB how much scratch it wants */
     void *cub_levels;  /* cub-range: the bins' edges, on the GPU */
     char why_not[200]; /* empty: it can run */
+    bool not_here;     /* why_not is this GPU's or this build's: --variant asking for it exits 77 */
 };
 
 template <typename Key, typename Count> static const void *kernel_of(enum strategy_kind kind)
@@ -457,11 +458,23 @@ static void plan_kernel(struct plan *p, const struct job &job, const struct gpu 
         return;
     }
     if (p->s->kind == CLUSTER) {
+        /* Clusters need a 9.0 GPU, and code compiled for 9.0: what the driver
+         * loads for this kernel (ptxVersion: the architecture it was compiled
+         * for) may be older, in a build for older GPUs, where it is a stub. */
         int cc_major;
         HANDLE_ERROR(cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, gpu->id));
-        if (cc_major < 9) {
-            snprintf(p->why_not, sizeof p->why_not,
-                     "cluster needs thread-block clusters (compute capability 9.0 or later)");
+        struct cudaFuncAttributes loaded;
+        HANDLE_ERROR(cudaFuncGetAttributes(&loaded, kernel));
+        if (cc_major < 9 || loaded.ptxVersion < 90) {
+            p->not_here = true;
+            if (cc_major < 9)
+                snprintf(p->why_not, sizeof p->why_not,
+                         "cluster needs thread-block clusters (compute capability 9.0 or later)");
+            else
+                snprintf(p->why_not, sizeof p->why_not,
+                         "cluster needs code compiled for compute capability 9.0, and this build's "
+                         "is for %d.%d: make CUDA_ARCH=90",
+                         loaded.ptxVersion / 10, loaded.ptxVersion % 10);
             return;
         }
         /* The largest cluster this GPU allows for this kernel: 8 blocks is
@@ -1200,6 +1213,10 @@ int main(int argc, char **argv)
         r->p = (struct plan){s};
         plan_any(&r->p, &g, &gpu, &opt, &stage);
         if (r->p.why_not[0]) {
+            if (strcmp(variant, "all") != 0 && r->p.not_here) {
+                fprintf(stderr, "%s: cannot run here: %s\n", stage.program, r->p.why_not);
+                exit(EXIT_CANNOT_RUN);
+            }
             if (strcmp(variant, "all") != 0)
                 usage_error(&stage, r->p.why_not);
             snprintf(not_run[not_run_count++], sizeof not_run[0], "%s", r->p.why_not);

@@ -278,16 +278,8 @@ int main(int argc, char **argv)
     bool print_bins = opt.stage_values[OPT_PRINT_BINS] != NULL;
     if (print_bins && opt.csv)
         usage_error(&stage, "--print-bins and --csv cannot be combined: the CSV would break");
-    struct gpu gpu = open_gpu(&stage);
-    int clusters = 0;
-    HANDLE_ERROR(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, gpu.id));
-    if (!clusters) {
-        fprintf(stderr,
-                "cluster_bins: cannot run here: %s has no thread-block clusters "
-                "(compute capability 9.0 or later)\n",
-                gpu.name);
-        return EXIT_CANNOT_RUN;
-    }
+    /* clusters: a 9.0 GPU, and code compiled for 9.0 (else exit 77, with why) */
+    struct gpu gpu = open_gpu_needing(&stage, 90, "thread-block clusters");
     /* 64 KiB per block: past the 48 KiB a block gets without asking. */
     HANDLE_ERROR(cudaFuncSetAttribute(histo_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       SLICE * sizeof(unsigned int)));
