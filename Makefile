@@ -23,7 +23,7 @@ endif
 # The GPU's architecture, asked once here for every sub-make (common/flags.mk).
 include common/cuda-arch.mk
 
-.PHONY: all built common demo test test-full asan bench profile plots chapters deps help clean \
+.PHONY: all built common demo demo-short test test-full asan bench lab profile plots chapters deps help clean \
         $(STAGES) $(TOOLS)
 
 all: $(STAGES) $(TOOLS)
@@ -43,16 +43,25 @@ built: $(DEPS)
 demo: built
 	@plots/demo.sh
 
+# the runs of plots/brief.txt alone, in a table that fits a projector (BRIEF=file: others)
+demo-short: built
+	@plots/demo.sh --short
+
 # A sample of every matrix; test-full runs every case (TEST_FULL=1).
 test: built
-	@common/run-tests.sh common $(STAGES) $(TOOLS) plots chapters
+	@common/run-tests.sh common common/tests $(STAGES) $(TOOLS) plots chapters exercises
 
 test-full: built
-	@TEST_FULL=1 common/run-tests.sh common $(STAGES) $(TOOLS) plots chapters
+	@TEST_FULL=1 common/run-tests.sh common common/tests $(STAGES) $(TOOLS) plots chapters exercises
 
 # BENCH_SIZE, BENCH_REPS, BENCH_SWEEPS, BENCH_OUT, BENCH_ONLY: see plots/bench.sh
 bench: built
 	@plots/bench.sh
+
+# a lab's machines side by side, from the CSVs make bench wrote on each:
+# LAB (folder, default lab/), LAB_SIZE, LAB_DATA, LAB_STAGES: see plots/lab.sh
+lab: $(DEPS)
+	@plots/lab.sh
 
 # PROFILE_SIZE, PROFILE_DATA, PROFILE_OUT, NCU: see plots/profile.sh (77: cannot run here)
 profile: built
@@ -71,6 +80,12 @@ asan: $(DEPS)
 deps:
 	@common/deps.sh
 
+# the workbook for students, in DEST: no solutions, mutants, CI or git history
+# (exercises/student-copy.sh; make -C exercises report is how they hand results back)
+.PHONY: student-copy
+student-copy:
+	@exercises/student-copy.sh "$${DEST-}"
+
 help:
 	@echo "make            build every stage, on every core (make -j1: one at a time; V=1 shows"
 	@echo "                each command in full). CUDA code is built for: $(CUDA_ARCH)"
@@ -79,23 +94,31 @@ help:
 	@echo "                (slower to build). CUDA_ARCH='80 90' or CUDA_ARCH=native chooses."
 	@echo "make demo       run every stage on the book's 100 MiB input, one table"
 	@echo "                (DEMO_ARGS='--size 1G --data skewed' changes the input)"
+	@echo "make demo-short the runs plots/brief.txt lists, in a minute: a table of 100 columns"
 	@echo "make test       run every Check suite on a sample of each matrix of cases, every"
 	@echo "                stage, variant and strategy at least once; GPU checks skip visibly"
 	@echo "                without a GPU (TEST_JOBS=N: N suites at once)"
 	@echo "make test-full  the same with every case: every size x data kind x launch x variant"
 	@echo "                x work-group size, and each stage's own inputs past 2 GiB (run it"
 	@echo "                on a GPU before a change to GPU code lands)"
-	@echo "make bench      run every stage on every input, with sweeps; one CSV per machine"
-	@echo "                in plots/results/ (BENCH_SIZE=1M BENCH_SWEEPS=no: a quick one)"
+	@echo "make bench      run every stage on every input, with sweeps where a GPU is; one CSV"
+	@echo "                for this machine, lab/<host>-<GPU>.csv, never another machine's"
+	@echo "                (BENCH_NAME=seat07 names it; BENCH_SWEEPS=no: the runs a lab needs;"
+	@echo "                BENCH_SIZE=1M: a quick one)"
+	@echo "make lab        a lab's machines side by side: the CSVs of make bench collected in"
+	@echo "                LAB=<folder> (default lab/) drawn as a chart and a table there"
+	@echo "                (LAB_SIZE=16M, LAB_STAGES='03_shared_atomics 05_privatized')"
 	@echo "make profile    Nsight Compute on every GPU stage and variant: plots/results/profile-*.csv"
-	@echo "make plots      draw plots/figures/*.png and .svg from every CSV in plots/results/"
+	@echo "make plots      the workbook's own figures, plots/figures/, from its reference results"
+	@echo "                in plots/results/ (PLOTS_RESULTS=lab: each lab machine's own, in lab/figures/)"
 	@echo "make chapters   run every command the chapters show, as written, and compare"
 	@echo "                the recorded outputs made on this machine with a new run"
 	@echo "make asan       the common/ suite (file and BMP readers) under AddressSanitizer"
 	@echo "make deps       install missing Debian packages (apt-get; sudo when not root)"
 	@echo "make -C exercises help   the exercises: check, status, solutions, mutants"
+	@echo "make student-copy DEST=<folder>   the workbook for students: no solutions, no history"
 	@echo "make clean      remove every build"
 	@echo "make -C 03_shared_atomics run ARGS='--blocks-per-sm 8'   one stage by hand"
 
 clean:
-	for s in common $(STAGES) $(TOOLS) plots chapters; do $(MAKE) -C $$s clean; done
+	for s in common common/tests $(STAGES) $(TOOLS) plots chapters; do $(MAKE) -C $$s clean; done

@@ -23,6 +23,15 @@ YOURS := $(sort $(filter-out check_%,$(wildcard *.c *.cu *.cl *.h *.cuh)))
 SOURCES_SUM = cat $(YOURS) | cksum | cut -d' ' -f1
 # What a check that cannot run here says it needs (an exercise may say more).
 NEEDS ?= $(if $(filter yes,$(GPU)),an NVIDIA GPU,$(if $(filter yes,$(OPENCL)),an OpenCL device))
+# A student copy (make student-copy) has no solutions/: say so, rather than fail to build.
+ifneq ($(SOLUTION)$(MUTANT),)
+ifeq ($(wildcard ../solutions),)
+$(error SOLUTION= and MUTANT= are for instructors: the reference solutions are not in this copy of the workbook)
+endif
+ifeq ($(wildcard $(SOLUTION_DIR)),)
+$(error no reference solution for $(NAME): $(SOLUTION_DIR) is missing)
+endif
+endif
 ifeq ($(SOLUTION),1)
 BUILD      := build-solution
 endif
@@ -36,7 +45,7 @@ BIN        := $(BUILD)/$(PROGRAM)
 endif
 include ../../common/rules.mk
 
-.PHONY: check check-built sources-sum
+.PHONY: check check-built sources-sum sources-sha256
 check-built: $(BIN) $(BUILD)/check_$(PROGRAM)
 
 # TEST_FULL=1: an exercise's check runs every case of the shared matrices
@@ -48,6 +57,10 @@ check: check-built
 
 sources-sum:
 	@$(SOURCES_SUM)
+
+# The same files' SHA-256, for make -C exercises report: a sum an instructor can recompute.
+sources-sha256:
+	@cat $(YOURS) | sha256sum | cut -d' ' -f1
 
 $(BUILD)/check_$(PROGRAM).o: check_$(PROGRAM).c $(COMMON)/tests/stage_checks.h $(HEADERS) | $(BUILD)
 	$(Q)$(call say,CC,$<)$(CC) $(CFLAGS) $(HOST_C) -I$(COMMON)/tests $(CHECK_CFLAGS) -c -o $@ $<
