@@ -70,7 +70,7 @@ fi
 # The machines at that size; the others are named, with the sizes they ran
 kept=() left_out=0
 for csv in "${csvs[@]}"; do
-    if echo "$sizes" | grep -qxF "$csv	$bytes"; then
+    if grep -qxF -- "$csv	$bytes" <<<"$sizes"; then # not echo | grep -q: under pipefail, grep's early exit fails the echo
         kept+=("$csv")
         continue
     fi
@@ -83,13 +83,13 @@ done
 [ ${#kept[@]} -gt 0 ] || refuse "no machine ran $(mib "$bytes") of $data bytes (LAB_SIZE picks another size)"
 
 rows() { awk -v chart="$1" -v kind="$data" -v bytes="$bytes" -v stages="$stages" -v names=files -f plots/rows.awk "${kept[@]}"; }
-say "${#kept[@]} machines in $lab, $(mib "$bytes") of $data bytes ($how); stages: ${stages:-every one}"
+say "${#kept[@]} machine$([ ${#kept[@]} = 1 ] || echo s) in $lab, $(mib "$bytes") of $data bytes ($how); stages: ${stages:-every one}"
 
 out=$lab/comparison
 {
     echo "# The lab's machines side by side"
     echo
-    echo "make lab of ${#kept[@]} machines, named by their CSV files and their GPU (or CPU): $(mib "$bytes")"
+    echo "make lab of ${#kept[@]} machine$([ ${#kept[@]} = 1 ] || echo s), named by their CSV files and their GPU (or CPU): $(mib "$bytes")"
     echo "of $data bytes. Each cell: the kernel ms of that stage and variant on that machine, and on a"
     echo "GPU, in brackets, its % of the machine's measured read bandwidth and, where its CSV has the"
     echo "memory's rated speed, its % of that. Empty: no such run there. comparison.csv has the numbers"

@@ -82,7 +82,8 @@ draw() { # draw SCRIPT DATA NAME TITLE [gnuplot settings]: renders NAME.png and 
 }
 
 # make bench's CSVs; make profile's profile-*.csv beside them hold Nsight Compute's metrics
-csvs=$(ls "$results"/*.csv 2>/dev/null | grep -v '/profile-[^/]*\.csv$' || true)
+# (and make lab's comparison.csv, in a lab's folder: the lab's numbers, not a machine's)
+csvs=$(ls "$results"/*.csv 2>/dev/null | grep -v -e '/profile-[^/]*\.csv$' -e '/comparison\.csv$' || true)
 [ -n "$csvs" ] || { echo "plots: no CSV in $results: run make bench first"; exit 1; }
 for csv in $csvs; do
     slug=$(basename "$csv" .csv)

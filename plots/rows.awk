@@ -229,6 +229,9 @@ chart ~ /^lab/ && (r["run"] == "main" || r["run"] == "brief") && r["data"] == (k
         machine_seen[m] = 1; machines[++machine_count] = m; host_of[m] = r["host_cpu"]
         name_of[m] = machine_name(); is_gpu[m] = r["gpu"] != "none"; gpu_of[m] = r["gpu"]
     }
+    # the same row again (06's plain copy, which every --variant run makes
+    # again): its first is the one shown
+    if (again ~ /^, run /) next
     l = label()
     sub(/ auto:[^\/]*/, " auto", l)            # auto's choice differs between machines
     if (shows[r["stage"]] == "trip") l = l " (trip)"

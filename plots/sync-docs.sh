@@ -58,6 +58,8 @@ for doc in "${files[@]}"; do
         /^<!-- output: .* -->$/ {
             print
             path = $3
+            if ((getline line < path) < 0) { print FILENAME ": cannot read " path > "/dev/stderr"; exit 1 }
+            close(path)
             print "```"
             while ((getline line < path) > 0) print line
             close(path)

@@ -2,35 +2,38 @@
 # per machine, a column per stage and variant, each cell its time (ms) and
 # coloured by how many times the fastest machine's time in that column it is,
 # so that the fastest of each column is white and a slow machine stands out
-# at a glance. Drawn for a projector: 1920 x 1080 up to 34 machines and 18
-# columns, and taller or wider past that, never smaller cells.
+# at a glance. Drawn for a projector: 1920 wide up to 18 columns or so, and
+# 1080 high for 30 machines; wider or taller past that, never smaller cells.
 # lab.sh passes the layout line that rows.awk (chart=lab) writes first:
 #   machines, columns, label_chars (longest column label), name_chars (longest machine name)
 load 'plots/gnuplot/style.gp'
 
 # Everything in pixels first. A character of the 13-point font is at most
-# about 9 pixels wide; column labels are turned by 35 degrees (sin 35 = 0.57).
-name_px = int(9 * name_chars) + 30
-colorbox_px = 170
-min_cell_w = 84
-min_cell_h = 26
+# about 10 pixels wide; column labels are turned by 35 degrees (sin 35 = 0.57).
+# Lines share 1080 pixels, each 24 to 44 high: past 30-odd machines the
+# picture grows, and a lab of a few is short, not stretched.
+name_px = int(10 * name_chars) + 30
+min_cell_w = 72
 label_px = int(9 * label_chars * 0.57) + 30
-title_px = 70
-bottom_px = 30
-width = name_px + columns * min_cell_w + colorbox_px
+title_px = 60
+bottom_px = 70                                      # the colour key, across the foot
+fixed_px = title_px + label_px + bottom_px
+cell_h = (1080.0 - fixed_px) / machines
+cell_h = cell_h < 24 ? 24 : (cell_h > 44 ? 44 : cell_h)
+height = int(fixed_px + machines * cell_h + 0.5)
+right_px = int(9 * label_chars * 0.82) - min_cell_w / 2   # the last label's overhang
+right_px = right_px < 40 ? 40 : right_px
+width = name_px + columns * min_cell_w + right_px
 width = width < 1920 ? 1920 : width
-height = title_px + label_px + machines * min_cell_h + bottom_px
-height = height < 1080 ? 1080 : height
-cell_h = real(height - title_px - label_px - bottom_px) / machines
 cell_font = cell_h >= 34 ? 13 : (cell_h >= 28 ? 12 : 11)
 png = sprintf("set terminal pngcairo size %d,%d font 'sans,13' noenhanced; set output out.'.png'", width, height)
 svg = sprintf("set terminal svg size %d,%d font 'sans,13' noenhanced dynamic; set output out.'.svg'", width, height)
 
 set lmargin at screen real(name_px) / width
-set rmargin at screen 1 - real(colorbox_px) / width
+set rmargin at screen 1 - real(right_px) / width
 set tmargin at screen 1 - real(title_px + label_px) / height
 set bmargin at screen real(bottom_px) / height
-set label 1 title at screen 0.5, screen 1 - 30.0 / height center font ',16'
+set label 1 title at screen 0.5, screen 1 - 26.0 / height center font ',16'
 
 set datafile columnheaders                          # each index starts with a header
 set border 0
@@ -47,7 +50,8 @@ set yrange [machines - 0.5:-0.5]                    # the first machine at the t
 set cbrange [0:3]
 set palette defined (0 "#ffffff", 1 "#fee391", 2 "#fe9929", 3 "#cc4c02")
 set cbtics ("1x (fastest)" 0, "2x" 1, "4x" 2, "8x or more" 3) scale 0
-set colorbox user origin screen 1 - real(colorbox_px - 20) / width, screen 0.3 size screen 20.0 / width, screen 0.4
+set colorbox user horizontal origin screen real(name_px) / width, screen 32.0 / height \
+    size screen 480.0 / width, screen 18.0 / height
 
 shade(x) = x > 0 ? (log(x) / log(2) > 3 ? 3 : log(x) / log(2)) : NaN
 missing(x) = x > 0 ? NaN : 0.48                     # rows.awk writes -1 where a machine has no such run

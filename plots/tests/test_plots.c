@@ -1464,7 +1464,7 @@ START_TEST(test_lab_takes_any_size_and_says_which)
                                        "(it ran: 16 MiB)"),
                   "%s", most.out);
     struct ran small = lab_of("LAB_SIZE=16M");
-    ck_assert_msg(small.status == 0 && strstr(small.out, "1 machines") &&
+    ck_assert_msg(small.status == 0 && strstr(small.out, "1 machine in ") &&
                       strstr(small.out, "16 MiB of uniform bytes (LAB_SIZE)"),
                   "%s", small.out);
     char *row = lab_line("small", "02 global-atomics");
