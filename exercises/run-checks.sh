@@ -25,10 +25,13 @@ shift
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
-# Whether a CUDA program can run on this machine, without running one: an
-# NVIDIA driver makes a /dev/nvidia0 (or, under WSL, /dev/dxg).
+# Whether a CUDA program can run on this machine, without running one: the
+# driver lists a GPU, or has made a /dev/nvidia0 (or, under WSL, /dev/dxg).
 gpu_here() {
-    ls /dev/nvidia[0-9]* /dev/dxg >/dev/null 2>&1
+    # nvidia-smi's list first (a container may show the GPU without /dev/nvidia0);
+    # then the device files, each tried alone (ls of two paths fails if either is missing)
+    { command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; } ||
+        compgen -G '/dev/nvidia[0-9]*' >/dev/null || [ -e /dev/dxg ]
 }
 cuda_exercise() { # exercise
     grep -q '^GPU *:= *yes' "$1/Makefile"
