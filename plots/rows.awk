@@ -208,7 +208,9 @@ chart ~ /^machines/ && r["run"] == "main" && r["data"] == (kind == "" ? "uniform
     if (!(l in seen)) { seen[l] = 1; order[++count] = l; stage_of[l] = r["stage"]; variant_of[l] = variant() }
     ms[l, m] = r["kernel_ms"]
     share[l, m] = r["pct_of_read_bw"]
-    of_rated[l, m] = pct_of_rated(FILENAME, r["device"], r["gbps"])
+    # its share of the rated speed when the table is made: a CSV's rated row
+    # may come after this one (a later BENCH_ONLY run's)
+    device_of[l, m] = r["device"]; gbps_of[l, m] = r["gbps"]
 }
 # lab-sizes: each file and the input sizes of its main and brief runs on the
 # input asked for, a line each (make lab picks one size for the whole lab)
@@ -372,6 +374,7 @@ function machines_table(    i, j, l, m, cell, gpu, has_rated) {
         for (j = 1; j <= machine_count; j++) {
             m = machines[j]
             cell = ((l, m) in ms) ? ms[l, m] : ""
+            of_rated[l, m] = ((l, m) in ms) ? pct_of_rated(m, device_of[l, m], gbps_of[l, m]) : ""
             if (cell != "" && (share[l, m] != "" || of_rated[l, m] != ""))
                 cell = cell " (" (share[l, m] != "" ? share[l, m] "%" : "-") \
                        (has_rated[m] ? ", " (of_rated[l, m] != "" ? of_rated[l, m] : "-") : "") ")"
