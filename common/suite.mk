@@ -9,8 +9,9 @@ include $(dir $(lastword $(MAKEFILE_LIST)))flags.mk
 .PHONY: all test needs clean
 all: $(BUILD)/$(SUITE)
 
-$(BUILD)/$(SUITE): tests/$(SUITE).c $(COMMON)/book.h $(COMMON)/harness.h $(LIB_HOST) | $(BUILD)
-	$(Q)$(call say,CC,$<)$(CC) $(CFLAGS) $(HOST_C) $(CHECK_CFLAGS) -o $@ $< $(LIB_HOST) \
+$(BUILD)/$(SUITE): tests/$(SUITE).c $(COMMON)/book.h $(COMMON)/harness.h \
+                   $(COMMON)/tests/command_checks.h $(LIB_HOST) | $(BUILD)
+	$(Q)$(call say,CC,$<)$(CC) $(CFLAGS) $(HOST_C) -I$(COMMON)/tests $(CHECK_CFLAGS) -o $@ $< $(LIB_HOST) \
 	    $(CHECK_LIBS)
 
 $(BUILD):

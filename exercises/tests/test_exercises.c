@@ -12,6 +12,7 @@
  * Runs from exercises/ (make -C exercises test); in a copy without solutions,
  * every check is reported skipped.
  */
+#include "command_checks.h"
 #include "harness.h"
 
 #include <check.h>
@@ -33,58 +34,6 @@ static int copy_status;                          /* student-copy.sh's exit when 
 static const char *copy_output;                  /* and what it printed */
 static char exercises[MOST_EXERCISES][64];       /* the copy's exercise folders */
 static int exercise_count;
-
-static int shell(const char *command)
-{
-    int status = system(command);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-static char *read_text(const char *path)
-{
-    unsigned char *text;
-    size_t size;
-    char why[512];
-    ck_assert_msg(read_file(path, &text, &size, why, sizeof why) == EXIT_OK, "%s", why);
-    text = realloc(text, size + 1);
-    ck_assert(text != NULL);
-    text[size] = '\0';
-    return (char *)text;
-}
-
-/* What a command did: its exit status, its whole stdout and stderr (to free). */
-struct ran {
-    int status;
-    char *out, *err;
-};
-
-static struct ran run_command(const char *command)
-{
-    char dir[] = "/tmp/exercises_run_XXXXXX", line[COMMAND_MAX + 128], path[64];
-    ck_assert(mkdtemp(dir) != NULL);
-    snprintf(line, sizeof line, "%s >%s/out 2>%s/err", command, dir, dir);
-    struct ran r = {.status = shell(line)};
-    snprintf(path, sizeof path, "%s/out", dir);
-    r.out = read_text(path);
-    snprintf(path, sizeof path, "%s/err", dir);
-    r.err = read_text(path);
-    snprintf(line, sizeof line, "rm -rf '%s'", dir);
-    shell(line);
-    return r;
-}
-
-static void free_ran(struct ran *r)
-{
-    free(r->out);
-    free(r->err);
-}
-
-/* true when text is one line, ending in a newline */
-static bool one_line(const char *text)
-{
-    const char *end = strchr(text, '\n');
-    return end && end != text && end[1] == '\0';
-}
 
 static bool exists(const char *path)
 {

@@ -15,6 +15,7 @@
  * run where there is no ncu or no GPU, and its parser turns recorded Nsight
  * Compute output into the documented rows. Runs from plots/ (make -C plots test).
  */
+#include "command_checks.h"
 #include "harness.h"
 
 #include <check.h>
@@ -26,76 +27,6 @@
 #define BENCH_COLUMNS CSV_HEADER ",pct_of_read_bw,run,date,host_cpu,gpu,driver,cuda,host,machine_id"
 
 static int skipped, skipped_here;
-
-static int shell(const char *command)
-{
-    int status = system(command);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-/* The whole output of a shell command, as a string to free. */
-static char *output_of(const char *command)
-{
-    FILE *p = popen(command, "r");
-    ck_assert(p != NULL);
-    size_t size = 0, used = 0;
-    char *text = NULL;
-    do {
-        size = size ? 2 * size : 4096;
-        text = realloc(text, size);
-        ck_assert(text != NULL);
-        used += fread(text + used, 1, size - used - 1, p);
-    } while (used == size - 1);
-    text[used] = '\0';
-    ck_assert_msg(pclose(p) == 0, "failed: %s", command);
-    return text;
-}
-
-static char *read_text(const char *path)
-{
-    unsigned char *text;
-    size_t size;
-    char why[512];
-    ck_assert_msg(read_file(path, &text, &size, why, sizeof why) == EXIT_OK, "%s", why);
-    text = realloc(text, size + 1);
-    ck_assert(text != NULL);
-    text[size] = '\0';
-    return (char *)text;
-}
-
-/* What a command did: its exit status, its whole stdout and stderr (to free). */
-struct ran {
-    int status;
-    char *out, *err;
-};
-
-static struct ran run_command(const char *command)
-{
-    char dir[] = "/tmp/plots_run_XXXXXX", line[4096], path[64];
-    ck_assert(mkdtemp(dir) != NULL);
-    snprintf(line, sizeof line, "%s >%s/out 2>%s/err", command, dir, dir);
-    struct ran r = {.status = shell(line)};
-    snprintf(path, sizeof path, "%s/out", dir);
-    r.out = read_text(path);
-    snprintf(path, sizeof path, "%s/err", dir);
-    r.err = read_text(path);
-    snprintf(line, sizeof line, "rm -rf '%s'", dir);
-    shell(line);
-    return r;
-}
-
-static void free_ran(struct ran *r)
-{
-    free(r->out);
-    free(r->err);
-}
-
-/* true when text is one line, ending in a newline */
-static bool one_line(const char *text)
-{
-    const char *end = strchr(text, '\n');
-    return end && end != text && end[1] == '\0';
-}
 
 static int lines_in(const char *text)
 {
