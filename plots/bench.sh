@@ -280,23 +280,34 @@ if [ -n "$only" ]; then
              FNR == 1 { print header; next }
              !(($1 FS $4 FS $5 FS $15) in fresh) { print $0 pad }' header="$new" "$tmp" "$csv" >"$err"
     sed 1d "$tmp" >>"$err"
-    mv "$err" "$csv"
+    chmod a+r "$err" && mv "$err" "$csv" # mktemp's file is private: others of the lab read it
     echo "bench: BENCH_ONLY: $(($(wc -l <"$tmp") - 1)) rows replaced or added in $csv; the others as recorded" >&2
     [ $failures -eq 0 ] || { echo "bench: $failures runs FAILED (see above)" >&2; exit 1; }
     exit 0
 fi
-mv "$tmp" "$csv"
+chmod a+r "$tmp" && mv "$tmp" "$csv" # mktemp's file is private: others of the lab read it
+
+# keep FILE: moves $tmp to FILE, readable by all; a folder another user owns
+# (a lab's shared one) may refuse it, which is said and is no failure: the
+# machine's CSV, the one that counts, is written
+keep() {
+    if mkdir -p "${1%/*}" 2>/dev/null && chmod a+r "$tmp" && mv "$tmp" "$1" 2>/dev/null; then
+        return 0
+    fi
+    echo "bench: cannot write $1 (another user's file or folder?): left out" >&2
+    return 1
+}
 
 # What an atomic costs on this GPU (plots/atomic_cost), once, in a CSV of its
 # own columns: in results/atomic_cost/, since every results/*.csv is a machine's
 atomic_cost=plots/atomic_cost/atomic_cost atomic_csv=$out_dir/atomic_cost/$name.csv
-echo "bench: $atomic_cost --reps $reps, into $atomic_csv" >&2
+echo "bench: $atomic_cost --reps $reps" >&2
 if [ ! -x $atomic_cost ]; then
     cannot_run[$atomic_cost]="not built"
 else
     $atomic_cost --reps "$reps" --csv >"$tmp" 2>"$err"
     case $? in
-    0) mkdir -p "${atomic_csv%/*}" && mv "$tmp" "$atomic_csv" ;;
+    0) keep "$atomic_csv" && echo "bench: $(($(wc -l <"$atomic_csv") - 1)) rows in $atomic_csv" >&2 ;;
     77) cannot_run[$atomic_cost]=$(head -1 "$err") ;;
     *) echo "    FAILED: $(head -1 "$err")" >&2 && failures=$((failures + 1)) ;;
     esac
@@ -305,9 +316,9 @@ fi
 # The histograms themselves, for the figures: the book's phrase (ten copies,
 # one bar per character) and the photograph's brightness.
 01_cpu/hist_cpu --data text --size 230 --reps 1 --print-bins 2>/dev/null |
-    awk -F': ' '/^[0-9]+: [0-9]+$/ && $2 > 0 { printf "%d\t%s\n", $1, $2 }' >"$out_dir/bins-text.dat"
+    awk -F': ' '/^[0-9]+: [0-9]+$/ && $2 > 0 { printf "%d\t%s\n", $1, $2 }' >"$tmp" && keep "$out_dir/bins-text.dat"
 01_cpu/hist_cpu --image "$image" --reps 1 --print-bins 2>/dev/null |
-    awk -F': ' '/^[0-9]+: [0-9]+$/ { printf "%d\t%s\n", $1, $2 }' >"$out_dir/bins-chelsea.dat"
+    awk -F': ' '/^[0-9]+: [0-9]+$/ { printf "%d\t%s\n", $1, $2 }' >"$tmp" && keep "$out_dir/bins-chelsea.dat"
 
 rows=$(($(wc -l <"$csv") - 1))
 echo "bench: $rows rows in $csv" >&2

@@ -39,7 +39,9 @@ csvs=()
 for csv in "$lab"/*.csv; do
     [ -f "$csv" ] || continue
     case ${csv##*/} in comparison.csv | profile-*.csv) continue ;; esac
-    if head -1 "$csv" | grep -q '^stage,impl,device,data,bytes,.*,run,'; then
+    if [ ! -r "$csv" ]; then
+        say "left out: ${csv##*/}: cannot read it (its owner's permissions: chmod a+r)"
+    elif head -1 "$csv" | grep -q '^stage,impl,device,data,bytes,.*,run,'; then
         csvs+=("$csv")
     else
         say "left out: ${csv##*/} is not a CSV of make bench"
@@ -110,7 +112,13 @@ tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 rows lab >"$tmp"
 [ -s "$tmp" ] || refuse "nothing to draw: no machine has a row of ${stages:-any stage} at $(mib "$bytes")"
-title="The lab: $(mib "$bytes") of $data bytes; each cell a machine's time (ms: the kernel's, end to end for (trip)), coloured by times the fastest"
+title="The lab's machines side by side: $(mib "$bytes") of $data bytes"
 "$gnuplot" -e "data='$tmp'; out='$out'; title='${title//\'/\'\'}'; $(sed -n '1s/^# //p' "$tmp")" plots/gnuplot/lab.gp ||
     { echo "lab: gnuplot failed on $tmp" >&2; exit 1; }
+# a machine with no row of the stages shown (a CPU-only one, for GPU stages) has no line
+missing=$(for csv in "${kept[@]}"; do
+    name=$(basename "$csv" .csv)
+    cut -d, -f1 "$out.csv" | grep -qxF -- "$name" || echo "$name"
+done | paste -sd' ' -)
+[ -z "$missing" ] || say "not in the chart: $missing: no run of ${stages:-any stage} there"
 say "chart: $out.png ($(awk -F'\t' 'NR > 1 && /^[0-9]+\t[0-9]+\t/ { n++ } /^$/ { exit } END { print n }' "$tmp") cells), $out.svg"

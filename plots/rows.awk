@@ -120,7 +120,17 @@ function machine_label(file, name,    base, slug) {
     slug = slug_of(name)                         # pc01-nvidia-geforce-rtx-3060: pc01
     if (length(base) > length(slug) + 1 && substr(base, length(base) - length(slug)) == "-" slug)
         base = substr(base, 1, length(base) - length(slug) - 1)
-    return base " (" name ")"
+    return base " (" short_name(name) ")"
+}
+
+# A CPU's name without its trademarks and clock, for a label that a chart has
+# room for: "Intel(R) Core(TM) i7-10700 CPU @ 2.90GHz" is "Intel Core i7-10700"
+function short_name(name) {
+    gsub(/\((R|TM|tm|r)\)/, "", name)
+    sub(/ CPU @ .*$/, "", name)
+    sub(/ @ .*$/, "", name)
+    gsub(/  +/, " ", name)
+    return name
 }
 
 function data_name(d) { sub(/.*\//, "", d); return d }
@@ -339,7 +349,14 @@ function machines_chart(    i, j, y, longest, longest_name, low, high, t, first,
 
 # shown[m]: each machine's name in the charts (see the top): its GPU's or
 # CPU's, and its file's where another file names the same machine
-function name_machines(    j, m, times) {
+function name_machines(    i, j, m, t, times) {
+    if (names == "files")                       # a lab: machines of one model side by side
+        for (i = 2; i <= machine_count; i++)
+            for (j = i; j > 1 && (name_of[machines[j - 1]] > name_of[machines[j]] ||
+                                  (name_of[machines[j - 1]] == name_of[machines[j]] &&
+                                   machines[j - 1] > machines[j])); j--) {
+                t = machines[j]; machines[j] = machines[j - 1]; machines[j - 1] = t
+            }
     for (j = 1; j <= machine_count; j++) times[name_of[machines[j]]]++
     for (j = 1; j <= machine_count; j++) {
         m = machines[j]

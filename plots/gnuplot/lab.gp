@@ -8,32 +8,35 @@
 #   machines, columns, label_chars (longest column label), name_chars (longest machine name)
 load 'plots/gnuplot/style.gp'
 
-# Everything in pixels first. A character of the 13-point font is at most
-# about 10 pixels wide; column labels are turned by 35 degrees (sin 35 = 0.57).
+# Everything in pixels first. A character of the 15-point font is at most
+# about 11 pixels wide, a column label's (turned by 35 degrees: sin 35 = 0.57,
+# cos 35 = 0.82) about 10.
 # Lines share 1080 pixels, each 24 to 44 high: past 30-odd machines the
 # picture grows, and a lab of a few is short, not stretched.
-name_px = int(10 * name_chars) + 30
+name_px = int(11 * name_chars) + 30
 min_cell_w = 72
-label_px = int(9 * label_chars * 0.57) + 30
-title_px = 60
-bottom_px = 70                                      # the colour key, across the foot
+label_px = int(10 * label_chars * 0.57) + 30
+title_px = 80
+bottom_px = 62                                      # the colour key, across the foot
 fixed_px = title_px + label_px + bottom_px
 cell_h = (1080.0 - fixed_px) / machines
 cell_h = cell_h < 24 ? 24 : (cell_h > 44 ? 44 : cell_h)
 height = int(fixed_px + machines * cell_h + 0.5)
-right_px = int(9 * label_chars * 0.82) - min_cell_w / 2   # the last label's overhang
+right_px = int(10 * label_chars * 0.82) - min_cell_w / 2  # the last label's overhang
 right_px = right_px < 40 ? 40 : right_px
 width = name_px + columns * min_cell_w + right_px
 width = width < 1920 ? 1920 : width
-cell_font = cell_h >= 34 ? 13 : (cell_h >= 28 ? 12 : 11)
-png = sprintf("set terminal pngcairo size %d,%d font 'sans,13' noenhanced; set output out.'.png'", width, height)
-svg = sprintf("set terminal svg size %d,%d font 'sans,13' noenhanced dynamic; set output out.'.svg'", width, height)
+cell_font = cell_h >= 34 ? 17 : (cell_h >= 28 ? 15 : 14)
+png = sprintf("set terminal pngcairo size %d,%d font 'sans,15' noenhanced; set output out.'.png'", width, height)
+svg = sprintf("set terminal svg size %d,%d font 'sans,15' noenhanced dynamic; set output out.'.svg'", width, height)
 
 set lmargin at screen real(name_px) / width
 set rmargin at screen 1 - real(right_px) / width
 set tmargin at screen 1 - real(title_px + label_px) / height
 set bmargin at screen real(bottom_px) / height
-set label 1 title at screen 0.5, screen 1 - 26.0 / height center font ',16'
+set label 1 title at screen 0.5, screen 1 - 24.0 / height center font ',18'
+set label 2 "each cell: a machine's time in ms, the kernel's (the whole trip's in a (trip) column); " . \
+            "its colour: times the fastest machine's in that column" at screen 0.5, screen 1 - 52.0 / height center
 
 set datafile columnheaders                          # each index starts with a header
 set border 0

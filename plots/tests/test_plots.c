@@ -93,6 +93,9 @@ START_TEST(test_bench_writes_one_verified_row_per_stage_and_input)
              " ls %s/*.csv > %s/which",
              dir, dir, dir);
     ck_assert_int_eq(shell(command), 0);
+    /* readable by the lab's other users (a shared folder), though mktemp's files are not */
+    snprintf(command, sizeof command, "stat -c %%A $(cat %s/which) | grep -q '^-r..r..r'", dir);
+    ck_assert_msg(shell(command) == 0, "the bench's CSV is not readable by all");
     snprintf(command, sizeof command, "%s/which", dir);
     char *csv_path = read_text(command);
     csv_path[strcspn(csv_path, "\n")] = '\0';
@@ -1375,6 +1378,9 @@ START_TEST(test_lab_of_30_machines_fits_a_projector_and_keeps_each_apart)
     for (const char *c = heading; *c; c++)
         columns += *c == '|';
     ck_assert_msg(columns == 2 + 30 + 1 && strstr(heading, "| pc06 (Lab GPU A) |"), "%s", heading);
+    /* machines of one GPU model side by side, so that they can be compared */
+    ck_assert_msg(strstr(heading, "| pc01 (Lab GPU A) | pc06 (Lab GPU A) | pc11 (Lab GPU A) |"),
+                  "%s", heading);
     free(heading);
     free_ran(&made);
 }
@@ -1421,6 +1427,11 @@ START_TEST(test_lab_shows_the_stages_asked_for_alone)
 {
     struct ran made = lab_of("LAB_STAGES='03_shared_atomics 06_streams'");
     ck_assert_msg(made.status == 0, "%s", made.err);
+    /* the machines without a GPU have no such run: said, not dropped silently */
+    ck_assert_msg(strstr(made.out,
+                         "not in the chart: pc10-fixture-laptop-cpu pc20-fixture-laptop-cpu "
+                         "pc30-fixture-laptop-cpu: no run of 03_shared_atomics 06_streams"),
+                  "%s", made.out);
     char command[512];
     snprintf(command, sizeof command,
              "cut -d, -f4 %s/comparison.csv | sed 1d | sort -u | paste -sd' ' -", lab);
