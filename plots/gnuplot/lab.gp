@@ -9,11 +9,11 @@
 load 'plots/gnuplot/style.gp'
 
 # Everything in pixels first. A character of the 15-point font is at most
-# about 11 pixels wide, a column label's (turned by 35 degrees: sin 35 = 0.57,
+# about 12 pixels wide, a column label's (turned by 35 degrees: sin 35 = 0.57,
 # cos 35 = 0.82) about 10.
 # Lines share 1080 pixels, each 24 to 44 high: past 30-odd machines the
 # picture grows, and a lab of a few is short, not stretched.
-name_px = int(11 * name_chars) + 30
+name_px = int(12 * name_chars) + 30
 min_cell_w = 72
 label_px = int(10 * label_chars * 0.57) + 30
 title_px = 80
@@ -26,7 +26,7 @@ right_px = int(10 * label_chars * 0.82) - min_cell_w / 2  # the last label's ove
 right_px = right_px < 40 ? 40 : right_px
 width = name_px + columns * min_cell_w + right_px
 width = width < 1920 ? 1920 : width
-cell_font = cell_h >= 34 ? 17 : (cell_h >= 28 ? 15 : 14)
+cell_font = cell_h >= 28 ? 15 : 14                  # six digits fit a 72-pixel cell
 png = sprintf("set terminal pngcairo size %d,%d font 'sans,15' noenhanced; set output out.'.png'", width, height)
 svg = sprintf("set terminal svg size %d,%d font 'sans,15' noenhanced dynamic; set output out.'.svg'", width, height)
 
