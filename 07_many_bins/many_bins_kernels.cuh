@@ -1,0 +1,332 @@
+/*
+ * many_bins_kernels.cuh - the kernels of 07_many_bins, one per place the
+ * counters can live. Every kernel bins a 32-bit key the same way:
+ * bin = __umulhi(key, bins), the high word of key x bins, which is
+ * floor(key x bins / 2^32): even bins over every u32 value, exact, one
+ * instruction, and never out of range. Nothing a launch knows is tested per key.
+ */
+#ifndef MANY_BINS_KERNELS_CUH
+#define MANY_BINS_KERNELS_CUH
+
+#include <cstdint>
+
+#define WARP 32
+
+__device__ __forceinline__ unsigned bin_of(unsigned key, unsigned bins)
+{
+    return __umulhi(key, bins);
+}
+
+/* The 0 to 3 keys past the last 16-byte vector: a global add each, by the
+ * first threads of block 0 (every kernel calls it once). */
+__device__ __forceinline__ void count_tail_keys(const unsigned *keys, size_t n, unsigned bins,
+                                                unsigned *histo)
+{
+    size_t i = n / 4 * 4 + threadIdx.x;
+    if (blockIdx.x == 0 && blockIdx.y == 0 && i < n)
+        atomicAdd(&histo[bin_of(keys[i], bins)], 1u);
+}
+
+/* Calls count(key) for the keys of vectors [first, end) that are this
+ * thread's in a grid-stride loop of stride vectors, two loads in flight. */
+template <typename Count>
+__device__ __forceinline__ void for_each_vector(const uint4 *vectors, size_t first, size_t end,
+                                                size_t stride, Count count)
+{
+    size_t v = first;
+    for (; v + stride < end; v += 2 * stride) {
+        uint4 a = vectors[v], b = vectors[v + stride];
+        count(a.x), count(a.y), count(a.z), count(a.w);
+        count(b.x), count(b.y), count(b.z), count(b.w);
+    }
+    if (v < end) {
+        uint4 a = vectors[v];
+        count(a.x), count(a.y), count(a.z), count(a.w);
+    }
+}
+
+extern __shared__ unsigned shared_words[]; /* sized at launch */
+
+/* ------------------------------------------ (b) per block, 32-bit counters -- */
+
+/* One histogram per block in shared memory. atomicAdd(..., 1) with its result
+ * unused compiles to ATOMS.POPC.INC, which combines the lanes of a warp that
+ * hit one counter (chapters 03 and 05): equal keys cost no more than random ones. */
+__global__ void per_block_kernel(const unsigned *keys, size_t n, unsigned bins, unsigned *histo)
+{
+    for (unsigned i = threadIdx.x; i < bins; i += blockDim.x)
+        shared_words[i] = 0;
+    __syncthreads();
+    for_each_vector((const uint4 *)keys, blockIdx.x * (size_t)blockDim.x + threadIdx.x, n / 4,
+                    (size_t)blockDim.x * gridDim.x,
+                    [&](unsigned key) { atomicAdd(&shared_words[bin_of(key, bins)], 1u); });
+    count_tail_keys(keys, n, bins, histo);
+    __syncthreads();
+    for (unsigned i = threadIdx.x; i < bins; i += blockDim.x)
+        if (shared_words[i])
+            atomicAdd(&histo[i], shared_words[i]);
+}
+
+/* ------------------------------------------- (c) per block, 16-bit halves -- */
+
+/* Two bins per 32-bit word: bin b is the half (b & 1) of word b / 2, so a block
+ * holds twice the bins of (b). A half must never pass 65535, or it carries
+ * into its neighbour. The scheme: the block counts its keys in rounds of at
+ * most ROUND_KEYS keys, and between rounds every half that has reached
+ * CARRY_AT moves its whole count to the global bin. A half starts a round
+ * below CARRY_AT and gains at most ROUND_KEYS in it, so it ends at most
+ * CARRY_AT - 1 + ROUND_KEYS = 65535. The check between rounds reads each word
+ * once (16 bytes at a time, one mask test); on uniform keys no half reaches
+ * CARRY_AT, so it writes nothing. No atomic uses its result. */
+#define CARRY_AT   0x1000u
+#define ROUND_KEYS (0x10000u - CARRY_AT)
+
+/* words: a multiple of 4 (the host rounds the shared memory up). */
+__device__ void carry_big_halves(unsigned words, unsigned *histo, unsigned bins)
+{
+    uint4 *quads = (uint4 *)shared_words;
+    for (unsigned q = threadIdx.x; q < words / 4; q += blockDim.x) {
+        uint4 w = quads[q];
+        const unsigned high = ((CARRY_AT - 1) ^ 0xffffu) * 0x10001u; /* the bits >= CARRY_AT */
+        if (((w.x | w.y | w.z | w.w) & high) == 0)
+            continue;
+        unsigned word[4] = {w.x, w.y, w.z, w.w};
+        for (int k = 0; k < 4; k++)
+            for (int half = 0; half < 2; half++) {
+                unsigned count = (word[k] >> (16 * half)) & 0xffff;
+                unsigned bin = 2 * (4 * q + k) + half;
+                if (count >= CARRY_AT && bin < bins) {
+                    atomicAdd(&histo[bin], count);
+                    word[k] &= ~(0xffffu << (16 * half));
+                }
+            }
+        quads[q] = make_uint4(word[0], word[1], word[2], word[3]);
+    }
+}
+
+__global__ void per_block_halves_kernel(const unsigned *keys, size_t n, unsigned bins,
+                                        unsigned words, unsigned *histo)
+{
+    for (unsigned i = threadIdx.x; i < words; i += blockDim.x)
+        shared_words[i] = 0;
+    __syncthreads();
+    const uint4 *vectors = (const uint4 *)keys;
+    size_t count = n / 4, stride = (size_t)blockDim.x * gridDim.x;
+    /* vectors per thread per round: 4 keys each, ROUND_KEYS keys per block */
+    size_t per_round = ROUND_KEYS / (4 * blockDim.x);
+    auto add = [&](unsigned key) {
+        unsigned bin = bin_of(key, bins);
+        atomicAdd(&shared_words[bin / 2], 1u << (16 * (bin & 1)));
+    };
+    /* The loop's test is the same for every thread of the block: the
+     * __syncthreads() inside it is reached by all. */
+    for (size_t round = blockIdx.x * (size_t)blockDim.x; round < count;
+         round += per_round * stride) {
+        size_t end = round + per_round * stride;
+        for_each_vector(vectors, round + threadIdx.x, end < count ? end : count, stride, add);
+        __syncthreads();
+        carry_big_halves(words, histo, bins);
+        __syncthreads();
+    }
+    count_tail_keys(keys, n, bins, histo);
+    for (unsigned w = threadIdx.x; w < words; w += blockDim.x) {
+        unsigned pair = shared_words[w];
+        if ((pair & 0xffff) && 2 * w < bins)
+            atomicAdd(&histo[2 * w], pair & 0xffff);
+        if ((pair >> 16) && 2 * w + 1 < bins)
+            atomicAdd(&histo[2 * w + 1], pair >> 16);
+    }
+}
+
+/* ------------------------------------------------------ (d) global atomics -- */
+
+/* (d0) One global atomic per key: the baseline the targets name. */
+__global__ void global_plain_kernel(const unsigned *keys, size_t n, unsigned bins, unsigned *histo)
+{
+    for_each_vector((const uint4 *)keys, blockIdx.x * (size_t)blockDim.x + threadIdx.x, n / 4,
+                    (size_t)blockDim.x * gridDim.x,
+                    [&](unsigned key) { atomicAdd(&histo[bin_of(key, bins)], 1u); });
+    count_tail_keys(keys, n, bins, histo);
+}
+
+/* (d) One global atomic per distinct bin per warp: __match_any_sync finds the
+ * lanes with the same bin, the lowest adds their number. Every lane of a
+ * warp takes the loop's branches together only when the warp's vectors all
+ * exist, so the mask is __activemask(). */
+__global__ void global_aggregated_kernel(const unsigned *keys, size_t n, unsigned bins,
+                                         unsigned *histo)
+{
+    unsigned lane = threadIdx.x % WARP;
+    for_each_vector((const uint4 *)keys, blockIdx.x * (size_t)blockDim.x + threadIdx.x, n / 4,
+                    (size_t)blockDim.x * gridDim.x, [&](unsigned key) {
+                        unsigned bin = bin_of(key, bins);
+                        unsigned same = __match_any_sync(__activemask(), bin);
+                        if (lane == (unsigned)__ffs(same) - 1)
+                            atomicAdd(&histo[bin], (unsigned)__popc(same));
+                    });
+    count_tail_keys(keys, n, bins, histo);
+}
+
+/* ------------------------------------------ (e) partition, then count -- */
+
+/* Pass 1 splits the keys by bucket = bin / bucket_bins (a power of two, what
+ * one block's shared memory holds) and keeps of each key only its bin within
+ * the bucket, as a u16. The intermediate format:
+ *
+ *   indices  n u16, in tiles of TILE_KEYS keys: tile t's indices sit at
+ *            [t x TILE_KEYS, t x TILE_KEYS + its keys), the tile's own place
+ *            (half the keys' bytes), grouped by bucket inside the tile;
+ *   starts   (buckets + 1) u32 per tile: where each bucket's run starts in
+ *            the tile, and the tile's length last;
+ *   totals   buckets u32: the keys of each bucket, over all tiles.
+ *
+ * Extra memory: 2n bytes (+16, as pass 2 reads 16 bytes at a time) +
+ * 4 (buckets + 1) n / TILE_KEYS + 4 buckets: half the input again.
+ * TILE_KEYS = 4 x TILE_VECTORS_PER_THREAD x the block's threads. A tile is grouped in shared memory and written out with
+ * 16-byte stores, so every write is coalesced, and a tile's place is fixed by
+ * its number, so no atomic reserves space: the only global atomics are one
+ * per (tile, bucket) into totals, which pass 2 uses to share its blocks out.
+ * Traffic: read 4n, write 2n, read 2n: 2x the read floor's, so 50% at best. */
+#define TILE_VECTORS_PER_THREAD 4
+
+/* Shared memory of pass 1: counts and cursors per bucket, then the tile's indices. */
+__global__ void partition_kernel(const unsigned *keys, size_t n, unsigned bins,
+                                 unsigned bucket_bits, unsigned buckets, uint16_t *indices,
+                                 unsigned *starts, unsigned *totals, unsigned *histo)
+{
+    unsigned *counts = shared_words, *cursors = shared_words + buckets;
+    uint16_t *grouped = (uint16_t *)(shared_words + 2 * buckets);
+    const uint4 *vectors = (const uint4 *)keys;
+    const size_t count = n / 4, tile_vectors = (size_t)TILE_VECTORS_PER_THREAD * blockDim.x;
+    const size_t tiles = (count + tile_vectors - 1) / tile_vectors;
+    const unsigned mask = (1u << bucket_bits) - 1;
+    for (size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        size_t first = tile * tile_vectors;
+        unsigned length =
+            (unsigned)(4 * (count - first < tile_vectors ? count - first : tile_vectors));
+        for (unsigned b = threadIdx.x; b < buckets; b += blockDim.x)
+            counts[b] = 0;
+        __syncthreads();
+        unsigned bin[4 * TILE_VECTORS_PER_THREAD];
+#pragma unroll
+        for (int k = 0; k < TILE_VECTORS_PER_THREAD; k++) {
+            size_t v = first + k * (size_t)blockDim.x + threadIdx.x;
+            uint4 a = v < count ? vectors[v] : make_uint4(0, 0, 0, 0);
+            bool valid = v < count;
+            unsigned four[4] = {a.x, a.y, a.z, a.w};
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                bin[4 * k + j] = valid ? bin_of(four[j], bins) : 0xffffffffu;
+                if (valid)
+                    atomicAdd(&counts[bin[4 * k + j] >> bucket_bits], 1u);
+            }
+        }
+        __syncthreads();
+        /* Warp 0 turns the counts into starts (an exclusive scan, 32 at a time). */
+        if (threadIdx.x < WARP) {
+            unsigned carried = 0;
+            for (unsigned base = 0; base < buckets; base += WARP) {
+                unsigned b = base + threadIdx.x, c = b < buckets ? counts[b] : 0, sum = c;
+                for (int d = 1; d < WARP; d *= 2) {
+                    unsigned other = __shfl_up_sync(0xffffffffu, sum, d);
+                    if ((int)threadIdx.x >= d)
+                        sum += other;
+                }
+                if (b < buckets) {
+                    cursors[b] = carried + sum - c;
+                    starts[tile * (buckets + 1) + b] = carried + sum - c;
+                    if (c)
+                        atomicAdd(&totals[b], c);
+                }
+                carried += __shfl_sync(0xffffffffu, sum, WARP - 1);
+            }
+            if (threadIdx.x == 0)
+                starts[tile * (buckets + 1) + buckets] = length;
+        }
+        __syncthreads();
+        /* Each key takes the next place in its bucket's run: one shared atomic
+         * per distinct bucket per warp, the lanes ranked by __match_any_sync. */
+        unsigned lane = threadIdx.x % WARP, below = (1u << lane) - 1;
+#pragma unroll
+        for (int k = 0; k < 4 * TILE_VECTORS_PER_THREAD; k++) {
+            bool valid = bin[k] != 0xffffffffu;
+            unsigned bucket = valid ? bin[k] >> bucket_bits : 0xffffffffu;
+            unsigned same = __match_any_sync(0xffffffffu, bucket);
+            unsigned leader = __ffs(same) - 1, place = 0;
+            if (lane == leader && valid)
+                place = atomicAdd(&cursors[bucket], (unsigned)__popc(same));
+            place = __shfl_sync(0xffffffffu, place, leader) + __popc(same & below);
+            if (valid)
+                grouped[place] = (uint16_t)(bin[k] & mask);
+        }
+        __syncthreads();
+        /* The tile out, 8 bytes (4 indices) a store: a tile's length is a multiple of 4. */
+        uint2 *out = (uint2 *)(indices + tile * 4 * tile_vectors);
+        for (unsigned i = threadIdx.x; i < length / 4; i += blockDim.x)
+            out[i] = ((const uint2 *)grouped)[i];
+        __syncthreads();
+    }
+    count_tail_keys(keys, n, bins, histo);
+}
+
+/* Pass 2: each block counts one bucket over a range of tiles in bucket_bins
+ * shared counters. The blocks are shared out by the totals: each non-empty
+ * bucket gets one, and the rest go in proportion to its keys, so that
+ * constant keys (one bucket) still use the whole GPU. Within its bucket a
+ * block takes an even share of the tiles; each warp reads one tile's run
+ * 8 indices (16 bytes) per lane at a time. */
+__global__ void count_buckets_kernel(const uint16_t *indices, size_t n, unsigned bins,
+                                     unsigned bucket_bits, unsigned buckets, const unsigned *starts,
+                                     const unsigned *totals, unsigned tile_keys, unsigned *histo)
+{
+    __shared__ unsigned bucket, part, parts;
+    if (threadIdx.x == 0) {
+        unsigned nonempty = 0, given = 0;
+        for (unsigned b = 0; b < buckets; b++)
+            nonempty += totals[b] != 0;
+        size_t keys = n / 4 * 4, extra = gridDim.x - nonempty;
+        bucket = buckets;
+        for (unsigned b = 0; b < buckets; b++) {
+            if (!totals[b])
+                continue;
+            unsigned blocks = 1 + (unsigned)(extra * totals[b] / keys);
+            if (blockIdx.x < given + blocks) {
+                bucket = b, part = blockIdx.x - given, parts = blocks;
+                break;
+            }
+            given += blocks;
+        }
+    }
+    __syncthreads();
+    if (bucket == buckets)
+        return; /* the whole block: the rounding left it no work */
+    const unsigned bucket_size = 1u << bucket_bits;
+    for (unsigned i = threadIdx.x; i < bucket_size; i += blockDim.x)
+        shared_words[i] = 0;
+    __syncthreads();
+    size_t tiles = (n / 4 * 4 + tile_keys - 1) / tile_keys;
+    size_t first = tiles * part / parts, end = tiles * (part + 1) / parts;
+    unsigned warps = blockDim.x / WARP, warp = threadIdx.x / WARP, lane = threadIdx.x % WARP;
+    for (size_t tile = first + warp; tile < end; tile += warps) {
+        unsigned begin = starts[tile * (buckets + 1) + bucket];
+        unsigned stop = starts[tile * (buckets + 1) + bucket + 1];
+        const uint4 *runs = (const uint4 *)(indices + tile * tile_keys);
+        for (unsigned q = begin / 8 + lane; q * 8 < stop; q += WARP) {
+            uint4 raw = runs[q];
+            unsigned pairs[4] = {raw.x, raw.y, raw.z, raw.w};
+#pragma unroll
+            for (int j = 0; j < 8; j++) {
+                unsigned at = q * 8 + j;
+                if (at >= begin && at < stop)
+                    atomicAdd(&shared_words[(pairs[j / 2] >> (16 * (j % 2))) & 0xffff], 1u);
+            }
+        }
+    }
+    __syncthreads();
+    unsigned base = bucket << bucket_bits;
+    for (unsigned i = threadIdx.x; i < bucket_size && base + i < bins; i += blockDim.x)
+        if (shared_words[i])
+            atomicAdd(&histo[base + i], shared_words[i]);
+}
+
+#endif /* MANY_BINS_KERNELS_CUH */
