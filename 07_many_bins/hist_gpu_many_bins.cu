@@ -35,7 +35,15 @@ static void cpu_many_bins(const unsigned *keys, size_t n, unsigned bins, unsigne
 
 /* ------------------------------------------------------------ the strategies -- */
 
-enum kind { PER_BLOCK, PER_BLOCK_HALVES, GLOBAL_PLAIN, GLOBAL_AGGREGATED, PARTITION, CUB };
+enum kind {
+    PER_BLOCK,
+    PER_BLOCK_HALVES,
+    PER_BLOCK_HALVES_AGGREGATED,
+    GLOBAL_PLAIN,
+    GLOBAL_AGGREGATED,
+    PARTITION,
+    CUB
+};
 
 struct strategy {
     const char *name; /* first: variant_names_of_rows reads it */
@@ -43,12 +51,13 @@ struct strategy {
 };
 
 static const struct strategy strategies[] = {
-    {"per-block", PER_BLOCK},                 /* (b) 32-bit counters in shared memory */
-    {"per-block-halves", PER_BLOCK_HALVES},   /* (c) 16-bit halves, twice the bins */
-    {"global-plain", GLOBAL_PLAIN},           /* (d0) one global atomic per key */
-    {"global-aggregated", GLOBAL_AGGREGATED}, /* (d) one per distinct bin per warp */
-    {"partition", PARTITION},                 /* (e) split by bucket, then count each */
-    {"cub", CUB},                             /* (f) cub::DeviceHistogram::HistogramEven */
+    {"per-block", PER_BLOCK},                           /* (b) 32-bit counters in shared memory */
+    {"per-block-halves", PER_BLOCK_HALVES},             /* (c) 16-bit halves, twice the bins */
+    {"halves-aggregated", PER_BLOCK_HALVES_AGGREGATED}, /* (c) a warp's equal bins at once */
+    {"global-plain", GLOBAL_PLAIN},                     /* (d0) one global atomic per key */
+    {"global-aggregated", GLOBAL_AGGREGATED},           /* (d) one per distinct bin per warp */
+    {"partition", PARTITION},                           /* (e) split by bucket, then count each */
+    {"cub", CUB}, /* (f) cub::DeviceHistogram::HistogramEven */
 };
 #define STRATEGIES ((int)(sizeof strategies / sizeof strategies[0]))
 
@@ -121,6 +130,7 @@ static bool plan_strategy(const struct device *d, struct plan *p, size_t n)
         p->launch = fill_gpu(d, (const void *)per_block_kernel, p->shared_bytes, 0);
         return true;
     case PER_BLOCK_HALVES:
+    case PER_BLOCK_HALVES_AGGREGATED:
         p->words = ((bins + 1) / 2 + 3) / 4 * 4; /* whole 16-byte quads */
         p->shared_bytes = (size_t)p->words * 4;
         if (p->shared_bytes > d->max_shared) {
@@ -129,7 +139,11 @@ static bool plan_strategy(const struct device *d, struct plan *p, size_t n)
                      p->shared_bytes >> 10, d->max_shared >> 10);
             return false;
         }
-        p->launch = fill_gpu(d, (const void *)per_block_halves_kernel, p->shared_bytes, 0);
+        p->launch =
+            fill_gpu(d,
+                     p->s->kind == PER_BLOCK_HALVES ? (const void *)per_block_halves_kernel<false>
+                                                    : (const void *)per_block_halves_kernel<true>,
+                     p->shared_bytes, 0);
         return true;
     case GLOBAL_PLAIN:
         p->launch = fill_gpu(d, (const void *)global_plain_kernel, 0, 0);
@@ -192,8 +206,12 @@ static void launch_plan(struct plan *p, const unsigned *keys, size_t n, unsigned
         per_block_kernel<<<blocks, threads, p->shared_bytes>>>(keys, n, bins, histo);
         break;
     case PER_BLOCK_HALVES:
-        per_block_halves_kernel<<<blocks, threads, p->shared_bytes>>>(keys, n, bins, p->words,
-                                                                      histo);
+        per_block_halves_kernel<false>
+            <<<blocks, threads, p->shared_bytes>>>(keys, n, bins, p->words, histo);
+        break;
+    case PER_BLOCK_HALVES_AGGREGATED:
+        per_block_halves_kernel<true>
+            <<<blocks, threads, p->shared_bytes>>>(keys, n, bins, p->words, histo);
         break;
     case GLOBAL_PLAIN:
         global_plain_kernel<<<blocks, threads>>>(keys, n, bins, histo);
@@ -298,9 +316,12 @@ int main(int argc, char **argv)
                             "memory holds in 32-bit counters");
     d.bucket_bins = (unsigned)bucket_bins;
     /* Kernels past 48 KiB of dynamic shared memory must ask for it. */
-    const void *big[] = {(const void *)per_block_kernel, (const void *)per_block_halves_kernel,
+    const void *big[] = {(const void *)per_block_kernel,
+                         (const void *)per_block_halves_kernel<false>,
+                         (const void *)per_block_halves_kernel<true>,
                          (const void *)partition_kernel, (const void *)count_buckets_kernel};
-    for (int i = 0; i < 4; i++) { /* what static shared memory a kernel has is not the launch's */
+    for (int i = 0; i < (int)(sizeof big / sizeof big[0]);
+         i++) { /* what static shared memory a kernel has is not the launch's */
         struct cudaFuncAttributes attr;
         HANDLE_ERROR(cudaFuncGetAttributes(&attr, big[i]));
         HANDLE_ERROR(cudaFuncSetAttribute(big[i], cudaFuncAttributeMaxDynamicSharedMemorySize,

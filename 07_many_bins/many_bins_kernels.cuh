@@ -104,6 +104,13 @@ __device__ void carry_big_halves(unsigned words, unsigned *histo, unsigned bins)
     }
 }
 
+/* Aggregate: the lanes of a warp with the same bin add their number at once
+ * (__match_any_sync). An add of 1 << 16 or 1 differs from lane to lane, so it
+ * compiles to ATOMS.ADD, which does not combine equal lanes as ATOMS.POPC.INC
+ * does: on equal keys every lane's add would wait its turn. The host runs
+ * both and keeps what the input favours; the bound of a round still holds (a
+ * warp's add counts keys of the round). */
+template <bool Aggregate>
 __global__ void per_block_halves_kernel(const unsigned *keys, size_t n, unsigned bins,
                                         unsigned words, unsigned *histo)
 {
@@ -114,9 +121,16 @@ __global__ void per_block_halves_kernel(const unsigned *keys, size_t n, unsigned
     size_t count = n / 4, stride = (size_t)blockDim.x * gridDim.x;
     /* vectors per thread per round: 4 keys each, ROUND_KEYS keys per block */
     size_t per_round = ROUND_KEYS / (4 * blockDim.x);
+    const unsigned lane = threadIdx.x % WARP;
     auto add = [&](unsigned key) {
         unsigned bin = bin_of(key, bins);
-        atomicAdd(&shared_words[bin / 2], 1u << (16 * (bin & 1)));
+        if (Aggregate) {
+            unsigned same = __match_any_sync(__activemask(), bin);
+            if (lane == (unsigned)__ffs(same) - 1)
+                atomicAdd(&shared_words[bin / 2], (unsigned)__popc(same) << (16 * (bin & 1)));
+        } else {
+            atomicAdd(&shared_words[bin / 2], 1u << (16 * (bin & 1)));
+        }
     };
     /* The loop's test is the same for every thread of the block: the
      * __syncthreads() inside it is reached by all. */
@@ -307,18 +321,33 @@ __global__ void count_buckets_kernel(const uint16_t *indices, size_t n, unsigned
     size_t tiles = (n / 4 * 4 + tile_keys - 1) / tile_keys;
     size_t first = tiles * part / parts, end = tiles * (part + 1) / parts;
     unsigned warps = blockDim.x / WARP, warp = threadIdx.x / WARP, lane = threadIdx.x % WARP;
-    for (size_t tile = first + warp; tile < end; tile += warps) {
-        unsigned begin = starts[tile * (buckets + 1) + bucket];
-        unsigned stop = starts[tile * (buckets + 1) + bucket + 1];
-        const uint4 *runs = (const uint4 *)(indices + tile * tile_keys);
-        for (unsigned q = begin / 8 + lane; q * 8 < stop; q += WARP) {
-            uint4 raw = runs[q];
-            unsigned pairs[4] = {raw.x, raw.y, raw.z, raw.w};
+    /* A warp's runs, 32 at a time: each lane loads one run's bounds first, so
+     * that no run waits for its own two loads of starts before its data. The
+     * warp's tiles are every warps-th of the block's, so that every warp has
+     * work however few tiles the block has. */
+    for (size_t group = first + warp; group < end; group += (size_t)warps * WARP) {
+        size_t mine = group + (size_t)lane * warps;
+        unsigned my_begin = 0, my_stop = 0;
+        if (mine < end) {
+            my_begin = starts[mine * (buckets + 1) + bucket];
+            my_stop = starts[mine * (buckets + 1) + bucket + 1];
+        }
+        unsigned runs_here = (unsigned)((end - group + warps - 1) / warps);
+        runs_here = runs_here < WARP ? runs_here : WARP;
+        for (unsigned r = 0; r < runs_here; r++) {
+            size_t tile = group + (size_t)r * warps;
+            unsigned begin = __shfl_sync(0xffffffffu, my_begin, r);
+            unsigned stop = __shfl_sync(0xffffffffu, my_stop, r);
+            const uint4 *runs = (const uint4 *)(indices + tile * tile_keys);
+            for (unsigned q = begin / 8 + lane; q * 8 < stop; q += WARP) {
+                uint4 raw = runs[q];
+                unsigned pairs[4] = {raw.x, raw.y, raw.z, raw.w};
 #pragma unroll
-            for (int j = 0; j < 8; j++) {
-                unsigned at = q * 8 + j;
-                if (at >= begin && at < stop)
-                    atomicAdd(&shared_words[(pairs[j / 2] >> (16 * (j % 2))) & 0xffff], 1u);
+                for (int j = 0; j < 8; j++) {
+                    unsigned at = q * 8 + j;
+                    if (at >= begin && at < stop)
+                        atomicAdd(&shared_words[(pairs[j / 2] >> (16 * (j % 2))) & 0xffff], 1u);
+                }
             }
         }
     }
