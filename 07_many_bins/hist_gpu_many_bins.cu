@@ -42,6 +42,7 @@ enum kind {
     GLOBAL_PLAIN,
     GLOBAL_AGGREGATED,
     PARTITION,
+    PARTITION_ATOMICS,
     CUB
 };
 
@@ -57,6 +58,7 @@ static const struct strategy strategies[] = {
     {"global-plain", GLOBAL_PLAIN},                     /* (d0) one global atomic per key */
     {"global-aggregated", GLOBAL_AGGREGATED},           /* (d) one per distinct bin per warp */
     {"partition", PARTITION},                           /* (e) split by bucket, then count each */
+    {"partition-atomics", PARTITION_ATOMICS},           /* (e) places by one atomic per key */
     {"cub", CUB}, /* (f) cub::DeviceHistogram::HistogramEven */
 };
 #define STRATEGIES ((int)(sizeof strategies / sizeof strategies[0]))
@@ -151,7 +153,8 @@ static bool plan_strategy(const struct device *d, struct plan *p, size_t n)
     case GLOBAL_AGGREGATED:
         p->launch = fill_gpu(d, (const void *)global_aggregated_kernel, 0, 0);
         return true;
-    case PARTITION: {
+    case PARTITION:
+    case PARTITION_ATOMICS: {
         unsigned bucket_bins = d->bucket_bins < bins ? d->bucket_bins : 1;
         while (bucket_bins < bins && bucket_bins < d->bucket_bins)
             bucket_bins *= 2;
@@ -162,7 +165,10 @@ static bool plan_strategy(const struct device *d, struct plan *p, size_t n)
         p->tile_keys = 4 * TILE_VECTORS_PER_THREAD * PARTITION_THREADS;
         p->shared_bytes = (size_t)8 * p->buckets + 2 * (size_t)p->tile_keys;
         p->count_shared_bytes = (size_t)4 << p->bucket_bits;
-        p->launch = fill_gpu(d, (const void *)partition_kernel, p->shared_bytes, PARTITION_THREADS);
+        p->launch = fill_gpu(d,
+                             p->s->kind == PARTITION ? (const void *)partition_kernel<true>
+                                                     : (const void *)partition_kernel<false>,
+                             p->shared_bytes, PARTITION_THREADS);
         p->count_launch =
             fill_gpu(d, (const void *)count_buckets_kernel, p->count_shared_bytes, COUNT_THREADS);
         if (!p->launch.blocks || !p->count_launch.blocks || p->count_shared_bytes > d->max_shared) {
@@ -220,10 +226,15 @@ static void launch_plan(struct plan *p, const unsigned *keys, size_t n, unsigned
         global_aggregated_kernel<<<blocks, threads>>>(keys, n, bins, histo);
         break;
     case PARTITION:
+    case PARTITION_ATOMICS:
         /* Both passes are the kernel's time, and so is clearing the totals. */
         HANDLE_ERROR(cudaMemsetAsync(p->totals, 0, (size_t)p->buckets * 4));
-        partition_kernel<<<blocks, threads, p->shared_bytes>>>(
-            keys, n, bins, p->bucket_bits, p->buckets, p->indices, p->starts, p->totals, histo);
+        if (p->s->kind == PARTITION)
+            partition_kernel<true><<<blocks, threads, p->shared_bytes>>>(
+                keys, n, bins, p->bucket_bits, p->buckets, p->indices, p->starts, p->totals, histo);
+        else
+            partition_kernel<false><<<blocks, threads, p->shared_bytes>>>(
+                keys, n, bins, p->bucket_bits, p->buckets, p->indices, p->starts, p->totals, histo);
         HANDLE_ERROR(cudaGetLastError());
         count_buckets_kernel<<<(unsigned)p->count_launch.blocks, (unsigned)p->count_launch.threads,
                                p->count_shared_bytes>>>(p->indices, n, bins, p->bucket_bits,
@@ -319,7 +330,9 @@ int main(int argc, char **argv)
     const void *big[] = {(const void *)per_block_kernel,
                          (const void *)per_block_halves_kernel<false>,
                          (const void *)per_block_halves_kernel<true>,
-                         (const void *)partition_kernel, (const void *)count_buckets_kernel};
+                         (const void *)partition_kernel<true>,
+                         (const void *)partition_kernel<false>,
+                         (const void *)count_buckets_kernel};
     for (int i = 0; i < (int)(sizeof big / sizeof big[0]);
          i++) { /* what static shared memory a kernel has is not the launch's */
         struct cudaFuncAttributes attr;
@@ -402,7 +415,7 @@ int main(int argc, char **argv)
             struct launch l = s->kind == CUB ? launch{0, 0} : p.launch;
             printf(row, in.name, bins, s->name, l.blocks, l.threads, ms, gb_per_s(in.size, ms),
                    100.0 * floor_ms / ms, bad ? "WRONG" : "yes");
-            if (s->kind == PARTITION && !opt.csv)
+            if ((s->kind == PARTITION || s->kind == PARTITION_ATOMICS) && !opt.csv)
                 printf("%8s  %-18s %6ld x %4d  pass 2: %u buckets of %u bins\n", "", "",
                        p.count_launch.blocks, p.count_launch.threads, p.buckets,
                        1u << p.bucket_bits);

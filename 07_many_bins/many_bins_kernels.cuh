@@ -203,7 +203,12 @@ __global__ void global_aggregated_kernel(const unsigned *keys, size_t n, unsigne
  * Traffic: read 4n, write 2n, read 2n: 2x the read floor's, so 50% at best. */
 #define TILE_VECTORS_PER_THREAD 4
 
-/* Shared memory of pass 1: counts and cursors per bucket, then the tile's indices. */
+/* Shared memory of pass 1: counts and cursors per bucket, then the tile's
+ * indices. Match: a key's place in its bucket's run comes from one shared
+ * atomic per distinct bucket per warp, the lanes ranked by __match_any_sync;
+ * else from one shared atomic per key, whose returned value is the place
+ * (which of the two is faster is what the sweep measures). */
+template <bool Match>
 __global__ void partition_kernel(const unsigned *keys, size_t n, unsigned bins,
                                  unsigned bucket_bits, unsigned buckets, uint16_t *indices,
                                  unsigned *starts, unsigned *totals, unsigned *histo)
@@ -265,13 +270,17 @@ __global__ void partition_kernel(const unsigned *keys, size_t n, unsigned bins,
         for (int k = 0; k < 4 * TILE_VECTORS_PER_THREAD; k++) {
             bool valid = bin[k] != 0xffffffffu;
             unsigned bucket = valid ? bin[k] >> bucket_bits : 0xffffffffu;
-            unsigned same = __match_any_sync(0xffffffffu, bucket);
-            unsigned leader = __ffs(same) - 1, place = 0;
-            if (lane == leader && valid)
-                place = atomicAdd(&cursors[bucket], (unsigned)__popc(same));
-            place = __shfl_sync(0xffffffffu, place, leader) + __popc(same & below);
-            if (valid)
-                grouped[place] = (uint16_t)(bin[k] & mask);
+            if (Match) {
+                unsigned same = __match_any_sync(0xffffffffu, bucket);
+                unsigned leader = __ffs(same) - 1, place = 0;
+                if (lane == leader && valid)
+                    place = atomicAdd(&cursors[bucket], (unsigned)__popc(same));
+                place = __shfl_sync(0xffffffffu, place, leader) + __popc(same & below);
+                if (valid)
+                    grouped[place] = (uint16_t)(bin[k] & mask);
+            } else if (valid) {
+                grouped[atomicAdd(&cursors[bucket], 1u)] = (uint16_t)(bin[k] & mask);
+            }
         }
         __syncthreads();
         /* The tile out, 8 bytes (4 indices) a store: a tile's length is a multiple of 4. */
