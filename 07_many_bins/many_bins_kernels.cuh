@@ -206,8 +206,9 @@ __global__ void global_aggregated_kernel(const unsigned *keys, size_t n, unsigne
 /* Shared memory of pass 1: counts and cursors per bucket, then the tile's
  * indices. Match: a key's place in its bucket's run comes from one shared
  * atomic per distinct bucket per warp, the lanes ranked by __match_any_sync;
- * else from one shared atomic per key, whose returned value is the place
- * (which of the two is faster is what the sweep measures). */
+ * else from one shared atomic per key, whose returned value is the place, or
+ * one per warp where all its keys share a bucket (which is faster is what the
+ * sweep measures). */
 template <bool Match>
 __global__ void partition_kernel(const unsigned *keys, size_t n, unsigned bins,
                                  unsigned bucket_bits, unsigned buckets, uint16_t *indices,
@@ -278,8 +279,18 @@ __global__ void partition_kernel(const unsigned *keys, size_t n, unsigned bins,
                 place = __shfl_sync(0xffffffffu, place, leader) + __popc(same & below);
                 if (valid)
                     grouped[place] = (uint16_t)(bin[k] & mask);
-            } else if (valid) {
-                grouped[atomicAdd(&cursors[bucket], 1u)] = (uint16_t)(bin[k] & mask);
+            } else {
+                /* a warp whose keys all fall in one bucket (constant keys) takes
+                 * its 32 places at once: one cursor would otherwise serialize them */
+                unsigned lane0 = __shfl_sync(0xffffffffu, bucket, 0);
+                if (__all_sync(0xffffffffu, valid && bucket == lane0)) {
+                    unsigned place = 0;
+                    if (lane == 0)
+                        place = atomicAdd(&cursors[bucket], (unsigned)WARP);
+                    grouped[__shfl_sync(0xffffffffu, place, 0) + lane] = (uint16_t)(bin[k] & mask);
+                } else if (valid) {
+                    grouped[atomicAdd(&cursors[bucket], 1u)] = (uint16_t)(bin[k] & mask);
+                }
             }
         }
         __syncthreads();
