@@ -51,10 +51,10 @@ reps=${BENCH_REPS:-10}
 image=data/chelsea.bmp
 
 # ------------------------------------------------------------- the machine --
-source plots/machine.sh # host_cpu, gpu, driver, cuda, machine, slug, host, machine_id
+source plots/machine.sh # host_cpu, gpu, driver, cuda, machine, slug, host, machine_id, bench_name
 sweeps=${BENCH_SWEEPS:-$([ "$gpu" != none ] && echo yes || echo no)}
 date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-name=${BENCH_NAME:-$(echo "$host" | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9._-]\{1,\}/-/g')-$slug}
+name=${BENCH_NAME:-$bench_name}
 if [[ ! $name =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ ]]; then
     echo "bench: BENCH_NAME='$name': letters, digits, '.', '_' and '-' only, starting with a letter or digit" >&2
     exit 2
@@ -125,7 +125,7 @@ plan() {
     for folder in "${folders[@]}"; do
         [ "$(stage_field "$folder" 3)" = opencl ] || continue
         devices[$folder]=$(opencl_devices "$(stage_program "$folder")")
-        gpu_devices[$folder]=$(opencl_devices "$(stage_program "$folder")" '\(GPU,')
+        gpu_devices[$folder]=$(opencl_devices "$(stage_program "$folder")" GPU)
     done
 
     # main: every stage on every input, OpenCL stages on every device
@@ -139,20 +139,14 @@ plan() {
         done
     done
     # brief: the runs of plots/brief.txt on uniform bytes, which make lab's chart
-    # shows (make demo-short shows them too); an OpenCL stage's line that names
-    # no device, on every device
-    local brief folder options
+    # shows (make demo-short shows them too)
+    local brief program options
     brief=$(brief_runs) || exit 2 # brief_runs said which line, and why
-    while IFS='|' read -r folder options; do
-        input="--data uniform --size $size${options:+ $options}"
-        if [ -n "${devices[$folder]:-}" ] && [[ ! " $options " =~ \ --(platform|device)[\ =] ]]; then
-            while read -r device; do
-                echo "brief|$(stage_program "$folder")|$input $device"
-            done <<<"${devices[$folder]}"
-        else
-            echo "brief|$(stage_program "$folder")|$input"
-        fi
-    done <<<"$brief"
+    for folder in "${folders[@]}"; do
+        brief_plan "$folder" "$brief" | while IFS='|' read -r program options _; do
+            echo "brief|$program|--data uniform --size $size${options:+ $options}"
+        done
+    done
     [ "$sweeps" = yes ] || return 0
 
     # An experiment on one stage, not on the stage list: 03 with 1 to 64 blocks

@@ -66,39 +66,8 @@ runs_of() {
     done < <(stage_runs "$stage")
 }
 
-# opencl_kinds PROGRAM: '--platform P --device D|KIND' for every device
-# PROGRAM --list shows, KIND as it says (CPU, GPU or accelerator)
-opencl_kinds() {
-    [ -x "$1" ] || return 0
-    "$1" --list 2>/dev/null |
-        sed -nE 's/^ *(--platform [0-9]+ --device [0-9]+): .*\((CPU|GPU|accelerator), [^(]*$/\1|\2/p'
-}
-
-# What the short demo runs for a stage: its lines of brief.txt, as the program,
-# '|', its options, '|', the kind of device for an OpenCL stage (its short
-# rows say which). A line of an OpenCL stage that names no device runs on
-# every device --list shows, as the full demo runs the defaults.
-brief_runs_of() {
-    local stage=$1 program folder options kinds="" kind device
-    program=$(stage_program "$stage")
-    [ "$(stage_field "$stage" 3)" != opencl ] || kinds=$(opencl_kinds "$program")
-    while IFS='|' read -r folder options; do
-        [ "$folder" = "$stage" ] || continue
-        if [ -z "$kinds" ] || [[ " $options " =~ \ --(platform|device)[\ =] ]]; then
-            # a device it names: its kind, where it names it as --list does
-            device=$(grep -Eo -- '--platform [0-9]+ --device [0-9]+' <<<"$options")
-            kind=""
-            [ -z "$device" ] || kind=$(awk -F'|' -v d="$device" '$1 == d { print $2 }' <<<"$kinds")
-            echo "$program|$options|$kind"
-        else
-            while IFS='|' read -r device kind; do
-                echo "$program|$options${options:+ }$device|$kind"
-            done <<<"$kinds"
-        fi
-    done <<<"$brief"
-}
 runs_of_demo() {
-    if [ -n "$short" ]; then brief_runs_of "$1"; else runs_of "$1"; fi
+    if [ -n "$short" ]; then brief_plan "$1" "$brief"; else runs_of "$1"; fi
 }
 
 failures=0 done_runs=0

@@ -116,9 +116,10 @@ title="The lab's machines side by side: $(mib "$bytes") of $data bytes"
 "$gnuplot" -e "data='$tmp'; out='$out'; title='${title//\'/\'\'}'; $(sed -n '1s/^# //p' "$tmp")" plots/gnuplot/lab.gp ||
     { echo "lab: gnuplot failed on $tmp" >&2; exit 1; }
 # a machine with no row of the stages shown (a CPU-only one, for GPU stages) has no line
+charted=$(cut -d, -f1 "$out.csv" | sort -u)
 missing=$(for csv in "${kept[@]}"; do
     name=$(basename "$csv" .csv)
-    cut -d, -f1 "$out.csv" | grep -qxF -- "$name" || echo "$name"
+    grep -qxF -- "$name" <<<"$charted" || echo "$name" # not cut | grep -q: see the sizes above
 done | paste -sd' ' -)
 [ -z "$missing" ] || say "not in the chart: $missing: no run of ${stages:-any stage} there"
 say "chart: $out.png ($(awk -F'\t' 'NR > 1 && /^[0-9]+\t[0-9]+\t/ { n++ } /^$/ { exit } END { print n }' "$tmp") cells), $out.svg"

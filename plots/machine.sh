@@ -1,7 +1,11 @@
 # machine.sh: what this machine is, for the scripts that name results after it
 # (sourced by bench.sh and chapters/run-commands.sh). Sets host_cpu, gpu,
-# driver, cuda, machine (the GPU's name, or the CPU's where there is no GPU)
-# and slug (machine in lower case, words joined by '-': the results' file names).
+# driver, cuda, machine (the GPU's name, or the CPU's where there is no GPU),
+# slug (machine in lower case, words joined by '-': the results' file names),
+# host (the host name), machine_id (what tells two machines apart when their
+# names agree, as lab PCs cloned from one image do: the GPU's UUID, else
+# systemd's /etc/machine-id, else the host name) and bench_name (make bench's
+# file name for this machine unless BENCH_NAME gives one: the host's, then slug).
 host_cpu=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2 | sed 's/^ *//')
 host_cpu=${host_cpu:-unknown}
 gpu=none driver=none gpu_uuid=""
@@ -19,3 +23,4 @@ cuda=$("$nvcc" --version 2>/dev/null | grep -o 'release [0-9.]*' | cut -d' ' -f2
 cuda=${cuda:-none}
 machine=$([ "$gpu" != none ] && echo "$gpu" || echo "$host_cpu")
 slug=$(echo "$machine" | tr 'A-Z' 'a-z' | sed 's/([^)]*)//g; s/[^a-z0-9]\{1,\}/-/g; s/^-//; s/-$//')
+bench_name=$(echo "$host" | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9._-]\{1,\}/-/g')-$slug

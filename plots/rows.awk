@@ -123,6 +123,25 @@ function machine_label(file, name,    base, slug) {
     return base " (" short_name(name) ")"
 }
 
+# The machine of the row being read, its file; the first of its rows notes
+# what the charts name it by
+function this_machine() {
+    if (!(FILENAME in machine_seen)) {
+        machine_seen[FILENAME] = 1; machines[++machine_count] = FILENAME
+        host_of[FILENAME] = r["host_cpu"]; name_of[FILENAME] = machine_name()
+        is_gpu[FILENAME] = r["gpu"] != "none"; gpu_of[FILENAME] = r["gpu"]
+    }
+    return FILENAME
+}
+
+# A row's label where machines sit side by side: as label(), less auto's
+# choice in a lab (make lab), since that differs between machines
+function machine_row_label(    l) {
+    l = label()
+    if (names == "files" || chart ~ /^lab/) sub(/ auto:[^\/]*/, " auto", l)
+    return l
+}
+
 # A CPU's name without its trademarks and clock, for a label that a chart has
 # room for: "Intel(R) Core(TM) i7-10700 CPU @ 2.90GHz" is "Intel Core i7-10700"
 function short_name(name) {
@@ -208,13 +227,8 @@ chart == "blocks" && r["run"] == "blocks-sweep" {
 chart ~ /^machines/ && r["run"] == "main" && r["data"] == (kind == "" ? "uniform" : kind) &&
     r["bytes"] == bytes && r["stage"] != "read_bandwidth" && !no_kernel() &&
     (!wanted_count || (r["stage"] in wanted)) {
-    m = FILENAME
-    if (!(m in machine_seen)) {
-        machine_seen[m] = 1; machines[++machine_count] = m; host_of[m] = r["host_cpu"]
-        name_of[m] = machine_name(); is_gpu[m] = r["gpu"] != "none"; gpu_of[m] = r["gpu"]
-    }
-    l = label()
-    if (names == "files") sub(/ auto:[^\/]*/, " auto", l)   # auto's choice differs between machines
+    m = this_machine()
+    l = machine_row_label()
     if (!(l in seen)) { seen[l] = 1; order[++count] = l; stage_of[l] = r["stage"]; variant_of[l] = variant() }
     ms[l, m] = r["kernel_ms"]
     share[l, m] = r["pct_of_read_bw"]
@@ -236,16 +250,11 @@ chart == "lab-sizes" && (r["run"] == "main" || r["run"] == "brief") &&
 chart ~ /^lab/ && (r["run"] == "main" || r["run"] == "brief") && r["data"] == (kind == "" ? "uniform" : kind) &&
     r["bytes"] == bytes && r["stage"] != "read_bandwidth" && (!wanted_count || (r["stage"] in wanted)) &&
     (!no_kernel() || shows[r["stage"]] == "trip") {
-    m = FILENAME
-    if (!(m in machine_seen)) {
-        machine_seen[m] = 1; machines[++machine_count] = m; host_of[m] = r["host_cpu"]
-        name_of[m] = machine_name(); is_gpu[m] = r["gpu"] != "none"; gpu_of[m] = r["gpu"]
-    }
+    m = this_machine()
     # the same row again (06's plain copy, which every --variant run makes
     # again): its first is the one shown
     if (again ~ /^, run /) next
-    l = label()
-    sub(/ auto:[^\/]*/, " auto", l)            # auto's choice differs between machines
+    l = machine_row_label()
     if (shows[r["stage"]] == "trip") l = l " (trip)"
     run = r["run"]
     if (!((run, l) in lab_seen)) { lab_seen[run, l] = 1; lab_order[run, ++lab_count[run]] = l; stage_of[l] = r["stage"] }

@@ -13,12 +13,19 @@ sets_input() {
     [[ " $1 " =~ \ --(image|file|data|size)[\ =] ]]
 }
 
-# opencl_devices PROGRAM [PATTERN]: the '--platform P --device D' of every
-# device PROGRAM --list shows (only those on lines matching PATTERN), one a
-# line; nothing where the program is not built or finds no device
-opencl_devices() {
+# opencl_kinds PROGRAM: '--platform P --device D|KIND' for every device
+# PROGRAM --list shows, KIND as it says (CPU, GPU or accelerator); nothing
+# where the program is not built or finds no device
+opencl_kinds() {
     [ -x "$1" ] || return 0
-    "$1" --list 2>/dev/null | grep -E -- "${2:-.}" | grep -Eo -- '--platform [0-9]+ --device [0-9]+'
+    "$1" --list 2>/dev/null |
+        sed -nE 's/^ *(--platform [0-9]+ --device [0-9]+): .*\((CPU|GPU|accelerator), [^(]*$/\1|\2/p'
+}
+
+# opencl_devices PROGRAM [KIND]: the '--platform P --device D' of every device
+# PROGRAM --list shows (only those of KIND: GPU, say), one a line
+opencl_devices() {
+    opencl_kinds "$1" | awk -F'|' -v kind="${2:-}" 'kind == "" || $2 == kind { print $1 }'
 }
 
 # brief_runs [FILE]: the runs of plots/brief.txt (or of FILE, or of $BRIEF),
@@ -49,4 +56,29 @@ brief_runs() {
             runs[++count] = folder "|" $0
         }
         END { if (!bad) for (i = 1; i <= count; i++) print runs[i] }' "$file"
+}
+
+# brief_plan STAGE BRIEF: what the stage's lines of BRIEF (brief_runs's
+# output) run, one a line as 'program|options|kind': KIND is the device's kind
+# for an OpenCL run (its rows say which), else empty. A line of an OpenCL stage
+# that names no device runs on every device --list shows, as the full demo runs
+# the defaults.
+brief_plan() {
+    local stage=$1 program folder options kinds="" kind device
+    program=$(stage_program "$stage")
+    [ "$(stage_field "$stage" 3)" != opencl ] || kinds=$(opencl_kinds "$program")
+    while IFS='|' read -r folder options; do
+        [ "$folder" = "$stage" ] || continue
+        if [ -z "$kinds" ] || [[ " $options " =~ \ --(platform|device)[\ =] ]]; then
+            # a device it names: its kind, where it names it as --list does
+            device=$(grep -Eo -- '--platform [0-9]+ --device [0-9]+' <<<"$options")
+            kind=""
+            [ -z "$device" ] || kind=$(awk -F'|' -v d="$device" '$1 == d { print $2 }' <<<"$kinds")
+            echo "$program|$options|$kind"
+        else
+            while IFS='|' read -r device kind; do
+                echo "$program|$options${options:+ }$device|$kind"
+            done <<<"$kinds"
+        fi
+    done <<<"$2"
 }

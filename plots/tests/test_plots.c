@@ -1300,8 +1300,7 @@ START_TEST(test_bench_refuses_another_machines_file)
     ck_assert(mkdtemp(dir) != NULL);
     snprintf(
         command, sizeof command,
-        "cd .. && . plots/machine.sh && name=$(echo \"$host\" | tr 'A-Z' 'a-z' |"
-        " sed 's/[^a-z0-9._-]\\{1,\\}/-/g')-$slug && csv=%s/$name.csv &&"
+        "cd .. && . plots/machine.sh && name=$bench_name && csv=%s/$name.csv &&"
         " echo '" BENCH_COLUMNS "' >$csv &&"
         " echo '01_cpu,book,made-up,uniform,65536,1,0,0,1,1,1,1,yes,,main,OLD,,,,,pc02,other-gpu'"
         " >>$csv && cp $csv %s/before &&"
