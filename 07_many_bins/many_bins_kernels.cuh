@@ -1,13 +1,18 @@
 /*
  * many_bins_kernels.cuh - the kernels of 07_many_bins, one per place the
- * counters can live. Every kernel bins a 32-bit key the same way:
- * bin = __umulhi(key, bins), the high word of key x bins, which is
- * floor(key x bins / 2^32): even bins over every u32 value, exact, one
- * instruction, and never out of range. Nothing a launch knows is tested per key.
+ * counters can live: a copy per warp, per block (32-bit counters, or 16-bit
+ * halves), per cluster of blocks, none on chip (global atomics), and, past
+ * what one SM holds, partition then count. Every kernel bins a 32-bit key
+ * the same way: bin = __umulhi(key, bins), the high word of key x bins, which
+ * is floor(key x bins / 2^32): even bins over every u32 value, exact, one
+ * instruction, and never out of range. Nothing a launch knows is tested per
+ * key: a choice made at launch (halves or not, aggregate or not) is a
+ * template parameter, so each choice is its own kernel.
  */
 #ifndef MANY_BINS_KERNELS_CUH
 #define MANY_BINS_KERNELS_CUH
 
+#include <cooperative_groups.h>
 #include <cstdint>
 
 #define WARP 32
@@ -47,12 +52,38 @@ __device__ __forceinline__ void for_each_vector(const uint4 *vectors, size_t fir
 
 extern __shared__ unsigned shared_words[]; /* sized at launch */
 
+/* ----------------------------------------------------- (a) a copy per warp -- */
+
+/* Each warp its own copy of the bins, so that only its own 32 lanes ever
+ * meet on a counter; the copies are summed at the end. The price is warps x
+ * bins of shared memory: it holds the fewest bins of all. */
+__global__ void histo_per_warp(const unsigned *keys, size_t n, unsigned bins, unsigned *histo)
+{
+    const unsigned warps = blockDim.x / WARP;
+    for (unsigned i = threadIdx.x; i < warps * bins; i += blockDim.x)
+        shared_words[i] = 0;
+    __syncthreads();
+    unsigned *mine = shared_words + threadIdx.x / WARP * bins;
+    for_each_vector((const uint4 *)keys, blockIdx.x * (size_t)blockDim.x + threadIdx.x, n / 4,
+                    (size_t)blockDim.x * gridDim.x,
+                    [&](unsigned key) { atomicAdd(&mine[bin_of(key, bins)], 1u); });
+    count_tail_keys(keys, n, bins, histo);
+    __syncthreads();
+    for (unsigned bin = threadIdx.x; bin < bins; bin += blockDim.x) {
+        unsigned sum = 0;
+        for (unsigned w = 0; w < warps; w++)
+            sum += shared_words[w * bins + bin];
+        if (sum)
+            atomicAdd(&histo[bin], sum);
+    }
+}
+
 /* ------------------------------------------ (b) per block, 32-bit counters -- */
 
 /* One histogram per block in shared memory. atomicAdd(..., 1) with its result
  * unused compiles to ATOMS.POPC.INC, which combines the lanes of a warp that
  * hit one counter (chapters 03 and 05): equal keys cost no more than random ones. */
-__global__ void per_block_kernel(const unsigned *keys, size_t n, unsigned bins, unsigned *histo)
+__global__ void histo_per_block(const unsigned *keys, size_t n, unsigned bins, unsigned *histo)
 {
     for (unsigned i = threadIdx.x; i < bins; i += blockDim.x)
         shared_words[i] = 0;
@@ -111,8 +142,8 @@ __device__ void carry_big_halves(unsigned words, unsigned *histo, unsigned bins)
  * both and keeps what the input favours; the bound of a round still holds (a
  * warp's add counts keys of the round). */
 template <bool Aggregate>
-__global__ void per_block_halves_kernel(const unsigned *keys, size_t n, unsigned bins,
-                                        unsigned words, unsigned *histo)
+__global__ void histo_per_block_halves(const unsigned *keys, size_t n, unsigned bins,
+                                       unsigned words, unsigned *histo)
 {
     for (unsigned i = threadIdx.x; i < words; i += blockDim.x)
         shared_words[i] = 0;
@@ -152,28 +183,70 @@ __global__ void per_block_halves_kernel(const unsigned *keys, size_t n, unsigned
     }
 }
 
+/* ------------------------------------------ (c) a copy per cluster of blocks -- */
+
+/* A thread-block cluster's blocks run at once on neighbouring SMs, and each
+ * can address the others' shared memory (distributed shared memory, compute
+ * capability 9.0). The bins are cut in slices, one per block of the cluster:
+ * block r holds bins [r x slice, (r + 1) x slice), so a cluster holds as many
+ * bins as its blocks together, and a key whose bin is another block's is
+ * added there, across the SMs. The block of a bin, bin / slice, is a
+ * multiply and a shift: over_slice = ceil(2^40 / slice) = (2^40 + e) / slice
+ * with 0 <= e < slice, so bin x over_slice / 2^40 = bin / slice + bin x e /
+ * (slice x 2^40), and the error term, below 1 / slice when bin < 2^20 and
+ * slice <= 2^20, never carries the quotient past its floor. slice >= 512
+ * keeps over_slice within 32 bits. */
+#if defined(_CG_HAS_CLUSTER_GROUP) /* compiled for sm_90 or later */
+__global__ void __launch_bounds__(1024)
+    histo_cluster(const unsigned *keys, size_t n, unsigned bins, unsigned slice,
+                  unsigned over_slice, unsigned *histo)
+{
+    namespace cg = cooperative_groups;
+    cg::cluster_group cluster = cg::this_cluster();
+    for (unsigned i = threadIdx.x; i < slice; i += blockDim.x)
+        shared_words[i] = 0;
+    cluster.sync(); /* every slice is zero before any block adds to it */
+    for_each_vector((const uint4 *)keys, blockIdx.x * (size_t)blockDim.x + threadIdx.x, n / 4,
+                    (size_t)blockDim.x * gridDim.x, [&](unsigned key) {
+                        unsigned bin = bin_of(key, bins);
+                        unsigned rank = (unsigned)(((uint64_t)bin * over_slice) >> 40);
+                        atomicAdd(
+                            cluster.map_shared_rank(shared_words, rank) + (bin - rank * slice), 1u);
+                    });
+    count_tail_keys(keys, n, bins, histo);
+    cluster.sync(); /* every add has landed, and no block still needs another's memory */
+    unsigned first = cluster.block_rank() * slice;
+    for (unsigned i = threadIdx.x; i < slice && first + i < bins; i += blockDim.x)
+        if (shared_words[i])
+            atomicAdd(&histo[first + i], shared_words[i]);
+}
+#else /* before sm_90 there are no clusters: the host never launches this */
+__global__ void histo_cluster(const unsigned *, size_t, unsigned, unsigned, unsigned, unsigned *)
+{
+    __trap();
+}
+#endif
+
 /* ------------------------------------------------------ (d) global atomics -- */
 
-/* (d0) One global atomic per key: the baseline the targets name. */
-__global__ void global_plain_kernel(const unsigned *keys, size_t n, unsigned bins, unsigned *histo)
-{
-    for_each_vector((const uint4 *)keys, blockIdx.x * (size_t)blockDim.x + threadIdx.x, n / 4,
-                    (size_t)blockDim.x * gridDim.x,
-                    [&](unsigned key) { atomicAdd(&histo[bin_of(key, bins)], 1u); });
-    count_tail_keys(keys, n, bins, histo);
-}
-
-/* (d) One global atomic per distinct bin per warp: __match_any_sync finds the
- * lanes with the same bin, the lowest adds their number. Every lane of a
- * warp takes the loop's branches together only when the warp's vectors all
- * exist, so the mask is __activemask(). */
-__global__ void global_aggregated_kernel(const unsigned *keys, size_t n, unsigned bins,
-                                         unsigned *histo)
+/* No copy on chip: each key is an atomic on the global bins, which the L2
+ * cache carries out. Aggregate: the lanes of a warp with the same bin find
+ * each other (__match_any_sync) and the lowest adds their number, one atomic
+ * per distinct bin per warp; without it (global-plain, the baseline the
+ * targets name), one atomic per key. Every lane of a warp takes the loop's
+ * branches together only when the warp's vectors all exist, so the mask is
+ * __activemask(). */
+template <bool Aggregate>
+__global__ void histo_global(const unsigned *keys, size_t n, unsigned bins, unsigned *histo)
 {
     unsigned lane = threadIdx.x % WARP;
     for_each_vector((const uint4 *)keys, blockIdx.x * (size_t)blockDim.x + threadIdx.x, n / 4,
                     (size_t)blockDim.x * gridDim.x, [&](unsigned key) {
                         unsigned bin = bin_of(key, bins);
+                        if (!Aggregate) {
+                            atomicAdd(&histo[bin], 1u);
+                            return;
+                        }
                         unsigned same = __match_any_sync(__activemask(), bin);
                         if (lane == (unsigned)__ffs(same) - 1)
                             atomicAdd(&histo[bin], (unsigned)__popc(same));
@@ -204,15 +277,18 @@ __global__ void global_aggregated_kernel(const unsigned *keys, size_t n, unsigne
 #define TILE_VECTORS_PER_THREAD 4
 
 /* Shared memory of pass 1: counts and cursors per bucket, then the tile's
- * indices. Match: a key's place in its bucket's run comes from one shared
- * atomic per distinct bucket per warp, the lanes ranked by __match_any_sync;
- * else from one shared atomic per key, whose returned value is the place, or
- * one per warp where all its keys share a bucket (which is faster is what the
- * sweep measures). */
-template <bool Match>
-__global__ void partition_kernel(const unsigned *keys, size_t n, unsigned bins,
-                                 unsigned bucket_bits, unsigned buckets, uint16_t *indices,
-                                 unsigned *starts, unsigned *totals, unsigned *histo)
+ * indices. A key's place in its bucket's run is the value returned by one
+ * shared atomic on the bucket's cursor; a warp whose 32 keys all fall in one
+ * bucket (constant keys) takes its 32 places in one atomic, as one cursor
+ * would otherwise serialize them. (Ranking a warp's lanes by
+ * __match_any_sync, one atomic per distinct bucket, was measured too: as fast
+ * on constant keys, and half as fast on uniform ones, as its cost grows with
+ * the buckets a warp sees; so was finding them by one __ballot_sync per bit
+ * of the bucket's number: 26% of the floor at 2^20 uniform keys, where this
+ * reads 41%: plots/results/partition-ranking-07-many-bins-*.txt.) */
+__global__ void histo_partition(const unsigned *keys, size_t n, unsigned bins, unsigned bucket_bits,
+                                unsigned buckets, uint16_t *indices, unsigned *starts,
+                                unsigned *totals, unsigned *histo)
 {
     unsigned *counts = shared_words, *cursors = shared_words + buckets;
     uint16_t *grouped = (uint16_t *)(shared_words + 2 * buckets);
@@ -264,33 +340,20 @@ __global__ void partition_kernel(const unsigned *keys, size_t n, unsigned bins,
                 starts[tile * (buckets + 1) + buckets] = length;
         }
         __syncthreads();
-        /* Each key takes the next place in its bucket's run: one shared atomic
-         * per distinct bucket per warp, the lanes ranked by __match_any_sync. */
-        unsigned lane = threadIdx.x % WARP, below = (1u << lane) - 1;
+        /* Each key takes the next place in its bucket's run. */
+        unsigned lane = threadIdx.x % WARP;
 #pragma unroll
         for (int k = 0; k < 4 * TILE_VECTORS_PER_THREAD; k++) {
             bool valid = bin[k] != 0xffffffffu;
             unsigned bucket = valid ? bin[k] >> bucket_bits : 0xffffffffu;
-            if (Match) {
-                unsigned same = __match_any_sync(0xffffffffu, bucket);
-                unsigned leader = __ffs(same) - 1, place = 0;
-                if (lane == leader && valid)
-                    place = atomicAdd(&cursors[bucket], (unsigned)__popc(same));
-                place = __shfl_sync(0xffffffffu, place, leader) + __popc(same & below);
-                if (valid)
-                    grouped[place] = (uint16_t)(bin[k] & mask);
-            } else {
-                /* a warp whose keys all fall in one bucket (constant keys) takes
-                 * its 32 places at once: one cursor would otherwise serialize them */
-                unsigned lane0 = __shfl_sync(0xffffffffu, bucket, 0);
-                if (__all_sync(0xffffffffu, valid && bucket == lane0)) {
-                    unsigned place = 0;
-                    if (lane == 0)
-                        place = atomicAdd(&cursors[bucket], (unsigned)WARP);
-                    grouped[__shfl_sync(0xffffffffu, place, 0) + lane] = (uint16_t)(bin[k] & mask);
-                } else if (valid) {
-                    grouped[atomicAdd(&cursors[bucket], 1u)] = (uint16_t)(bin[k] & mask);
-                }
+            unsigned lane0 = __shfl_sync(0xffffffffu, bucket, 0);
+            if (__all_sync(0xffffffffu, valid && bucket == lane0)) {
+                unsigned place = 0;
+                if (lane == 0)
+                    place = atomicAdd(&cursors[bucket], (unsigned)WARP);
+                grouped[__shfl_sync(0xffffffffu, place, 0) + lane] = (uint16_t)(bin[k] & mask);
+            } else if (valid) {
+                grouped[atomicAdd(&cursors[bucket], 1u)] = (uint16_t)(bin[k] & mask);
             }
         }
         __syncthreads();
@@ -309,9 +372,9 @@ __global__ void partition_kernel(const unsigned *keys, size_t n, unsigned bins,
  * constant keys (one bucket) still use the whole GPU. Within its bucket a
  * block takes an even share of the tiles; each warp reads one tile's run
  * 8 indices (16 bytes) per lane at a time. */
-__global__ void count_buckets_kernel(const uint16_t *indices, size_t n, unsigned bins,
-                                     unsigned bucket_bits, unsigned buckets, const unsigned *starts,
-                                     const unsigned *totals, unsigned tile_keys, unsigned *histo)
+__global__ void histo_count_buckets(const uint16_t *indices, size_t n, unsigned bins,
+                                    unsigned bucket_bits, unsigned buckets, const unsigned *starts,
+                                    const unsigned *totals, unsigned tile_keys, unsigned *histo)
 {
     __shared__ unsigned bucket, part, parts;
     if (threadIdx.x == 0) {

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static void *checked_malloc(size_t bytes)
+void *checked_malloc(size_t bytes)
 {
     void *p = malloc(bytes ? bytes : 1); /* malloc(0) may return NULL */
     if (!p)
@@ -498,7 +498,7 @@ void print_usage(FILE *out, const struct stage *stage)
     if (stage_option_index(stage, "--bins") < 0)
         fputs("  --bins N          the number of bins: 256 here, one per byte value\n", out);
     if (stage_option_index(stage, "--print-bins") < 0)
-        fputs("  --print-bins      print all 256 bins, one '<bin>: <count>' line each\n", out);
+        fputs("  --print-bins      print every bin, one '<bin>: <count>' line each\n", out);
     fputs("  --csv             print a CSV header and one row instead of the report\n"
           "  --help            print this help\n",
           out);
@@ -660,6 +660,48 @@ static void print_input(const struct options *opt, const struct input *in)
         printf("input:      %s, %zu %s, seed %" PRIu64 "\n", in->name, in->size, bytes, opt->seed);
 }
 
+/* How many counters a result holds: its own count past 256 bins, else 256. */
+static unsigned bins_of(const struct result *r)
+{
+    return r->bins ? r->bins : BINS;
+}
+
+static uint64_t sum_of(const struct result *r)
+{
+    uint64_t sum = 0;
+    for (unsigned bin = 0; bin < bins_of(r); bin++)
+        sum += r->histo[bin];
+    return sum;
+}
+
+long count_wrong_bins(const unsigned int *got, const unsigned int *expected, unsigned bins,
+                      const char *what, FILE *report)
+{
+    enum { TOLD = 8 }; /* a million wrong bins would bury the reason */
+    long wrong = 0;
+    for (unsigned bin = 0; bin < bins; bin++) {
+        if (got[bin] == expected[bin])
+            continue;
+        if (report && wrong < TOLD)
+            fprintf(report, "%s: %s: bin %u holds %u, the CPU counts %u\n", program_name, what, bin,
+                    got[bin], expected[bin]);
+        wrong++;
+    }
+    if (report && wrong > TOLD)
+        fprintf(report, "%s: %s: and %ld more bins differ\n", program_name, what, wrong - TOLD);
+    return wrong;
+}
+
+/* The wrong bins of one histogram of r: against r->expected, or, for 256
+ * bins, against the input's bytes. */
+static long wrong_bins(const struct input *in, const struct result *r, const unsigned *histo,
+                       const char *what)
+{
+    if (r->expected)
+        return count_wrong_bins(histo, r->expected, bins_of(r), what, stderr);
+    return verify_histogram(in->buffer, in->size, histo, what, stderr);
+}
+
 /* One result in the report's long form: what a stage with one kernel prints. */
 static void print_one(const struct stage *stage, const struct options *opt, const struct input *in,
                       const struct result *r, bool verified)
@@ -671,15 +713,16 @@ static void print_one(const struct stage *stage, const struct options *opt, cons
         printf("launch:     %ld blocks x %d threads\n", r->blocks, r->threads);
     else
         printf("threads:    %d\n", r->threads);
-    printf("Histogram Sum: %" PRIu64 "\n", histogram_sum(r->histo));
+    printf("Histogram Sum: %" PRIu64 "\n", sum_of(r));
     printf("kernel only: %10.3f ms %9.2f GB/s  (median of %d run%s after %d warm-up)\n",
            r->kernel_ms, gb_per_s(in->size, r->kernel_ms), opt->reps, opt->reps == 1 ? "" : "s",
            WARMUP_RUNS);
-    printf("end to end:  %10.3f ms %9.2f GB/s  (%s)\n", r->total_ms,
-           gb_per_s(in->size, r->total_ms),
-           stage->gpu ? "allocate, copy in, memset, kernel, copy out"
-                      : "the same: on the CPU nothing is copied");
-    if (stage->gpu && r->kernel_ms > r->total_ms)
+    if (r->total_ms > 0)
+        printf("end to end:  %10.3f ms %9.2f GB/s  (%s)\n", r->total_ms,
+               gb_per_s(in->size, r->total_ms),
+               stage->gpu ? "allocate, copy in, memset, kernel, copy out"
+                          : "the same: on the CPU nothing is copied");
+    if (stage->gpu && r->total_ms > 0 && r->kernel_ms > r->total_ms)
         printf("note:       the kernel-only median is above the end-to-end one: they are medians\n"
                "            of different runs, which here varied by more than the copies cost\n"
                "            (a CPU device, such as PoCL's: runs under a millisecond, or a busy\n"
@@ -694,14 +737,20 @@ static void print_table(const struct options *opt, const struct input *in,
                         const struct result *results, const bool *verified, int count)
 {
     const struct result *floor = NULL;
-    for (int i = 0; i < count; i++)
+    int width = 16; /* the impl column: as wide as its longest name */
+    for (int i = 0; i < count; i++) {
         if (!results[i].histo)
             floor = &results[i];
+        if ((int)strlen(results[i].impl) > width)
+            width = (int)strlen(results[i].impl);
+    }
     printf("device:     %s\n", results[0].device);
     print_input(opt, in);
     for (int i = 0; i < count; i++)
         if (results[i].histo) {
-            printf("Histogram Sum: %" PRIu64 "\n", histogram_sum(results[i].histo));
+            if (results[i].bins)
+                printf("bins:       %u\n", results[i].bins);
+            printf("Histogram Sum: %" PRIu64 "\n", sum_of(&results[i]));
             break;
         }
     if (floor)
@@ -711,22 +760,23 @@ static void print_table(const struct options *opt, const struct input *in,
     else
         printf("medians of %d run%s after %d warm-up\n\n", opt->reps, opt->reps == 1 ? "" : "s",
                WARMUP_RUNS);
-    printf("%-16s %-10s %10s %9s %7s %14s %7s  %s\n", "impl", "launch", "kernel ms", "GB/s", "%",
-           "end-to-end ms", "x", "verified");
+    printf("%-*s %-10s %10s %9s %7s %14s %7s  %s\n", width, "impl", "launch", "kernel ms", "GB/s",
+           "%", "end-to-end ms", "x", "verified");
     for (int i = 0; i < count; i++) {
         const struct result *r = &results[i];
-        char launch[32] = "-", percent[16] = "", times[16] = "";
+        char launch[32] = "-", percent[16] = "", times[16] = "", total[16] = "-";
         if (r->blocks && r->threads)
             snprintf(launch, sizeof launch, "%ldx%d", r->blocks, r->threads);
         else if (r->blocks)
             snprintf(launch, sizeof launch, "%ld chunk%s", r->blocks, r->blocks > 1 ? "s" : "");
         if (floor && floor->kernel_ms > 0 && r->kernel_ms > 0)
             snprintf(percent, sizeof percent, "%.1f", 100 * floor->kernel_ms / r->kernel_ms);
-        if (floor && floor->total_ms > 0)
+        if (floor && floor->total_ms > 0 && r->total_ms > 0)
             snprintf(times, sizeof times, "%.3f", r->total_ms / floor->total_ms);
-        printf("%-16s %-10s %10.4f %9.1f %7s %14.3f %7s  %s\n", r->impl, launch, r->kernel_ms,
-               gb_per_s(in->size, r->kernel_ms), percent, r->total_ms, times,
-               verified[i] ? "yes" : "NO");
+        if (r->total_ms > 0)
+            snprintf(total, sizeof total, "%.3f", r->total_ms);
+        printf("%-*s %-10s %10.4f %9.1f %7s %14s %7s  %s\n", width, r->impl, launch, r->kernel_ms,
+               gb_per_s(in->size, r->kernel_ms), percent, total, times, verified[i] ? "yes" : "NO");
     }
     bool all = true;
     for (int i = 0; i < count; i++)
@@ -737,23 +787,24 @@ static void print_table(const struct options *opt, const struct input *in,
 int report_results(const struct stage *stage, const struct options *opt, const struct input *in,
                    const struct result *results, int count)
 {
+    static bool csv_header_printed; /* one CSV, one header, however many reports */
     bool *verified = checked_malloc((size_t)count * sizeof *verified);
-    int wrong = 0;
+    long wrong = 0;
     const struct result *first_histogram = NULL;
     for (int i = 0; i < count; i++) {
         const struct result *r = &results[i];
-        int bad = 0;
+        long bad = 0;
         if (r->histo) { /* a row without a histogram (the yardstick) checks itself */
             /* the end-to-end bins, and the last kernel-only run's where they differ
              * (the same wrong bin is reported once, not once per run) */
             bool both = r->kernel_histo &&
-                        memcmp(r->kernel_histo, r->histo, BINS * sizeof r->histo[0]) != 0;
+                        memcmp(r->kernel_histo, r->histo, bins_of(r) * sizeof r->histo[0]) != 0;
             char what[160];
             snprintf(what, sizeof what, "%s%s", r->impl, both ? " (end to end)" : "");
-            bad = verify_histogram(in->buffer, in->size, r->histo, what, stderr);
+            bad = wrong_bins(in, r, r->histo, what);
             if (both) {
                 snprintf(what, sizeof what, "%s (kernel only)", r->impl);
-                bad += verify_histogram(in->buffer, in->size, r->kernel_histo, what, stderr);
+                bad += wrong_bins(in, r, r->kernel_histo, what);
             }
             if (!first_histogram)
                 first_histogram = r;
@@ -764,7 +815,9 @@ int report_results(const struct stage *stage, const struct options *opt, const s
     bool generated = opt->data != DATA_FILE && opt->data != DATA_IMAGE;
 
     if (opt->csv) {
-        puts(CSV_HEADER);
+        if (!csv_header_printed)
+            puts(CSV_HEADER);
+        csv_header_printed = true;
         for (int i = 0; i < count; i++) {
             const struct result *r = &results[i];
             struct csv_row row = {stage->dir,   r->impl,     r->device,
@@ -781,11 +834,11 @@ int report_results(const struct stage *stage, const struct options *opt, const s
             print_table(opt, in, results, verified, count);
     }
     if (opt->print_bins && first_histogram)
-        for (int bin = 0; bin < BINS; bin++)
-            printf("%d: %u\n", bin, first_histogram->histo[bin]);
+        for (unsigned bin = 0; bin < bins_of(first_histogram); bin++)
+            printf("%u: %u\n", bin, first_histogram->histo[bin]);
     free(verified);
     if (wrong) {
-        fprintf(stderr, "%s: verification FAILED: %d bin%s differ%s from the CPU reference\n",
+        fprintf(stderr, "%s: verification FAILED: %ld bin%s differ%s from the CPU reference\n",
                 stage->program, wrong, wrong == 1 ? "" : "s", wrong == 1 ? "s" : "");
         return EXIT_FAILED;
     }

@@ -63,6 +63,9 @@ struct stage {
     const char *image_means;
 };
 
+/* malloc, or "out of host memory (wanted N bytes)" and exit 1. */
+void *checked_malloc(size_t bytes);
+
 /* ---------------------------------------------------------------- inputs -- */
 
 const char *data_kind_name(enum data_kind kind);
@@ -202,10 +205,18 @@ struct result {
     double total_ms;                  /* what a user waits for: allocations and copies included */
     const unsigned int *histo;        /* the end-to-end result (NULL: not a histogram) */
     const unsigned int *kernel_histo; /* the last kernel-only run's result, or NULL */
+    /* Past the 256 bins of a byte (07): how many counters histo and
+     * kernel_histo hold, and the CPU's count of each, which the report checks
+     * them against. 0 and NULL: the 256 bins of the input's bytes, which the
+     * report counts itself. */
+    unsigned bins;
+    const unsigned int *expected;
 };
 
 /* Verifies, prints the report (or the CSV header and row) and the bins if asked;
- * returns EXIT_OK, or EXIT_FAILED when a bin is wrong. */
+ * returns EXIT_OK, or EXIT_FAILED when a bin is wrong. A program that reports
+ * several times (07's --sweep) prints the CSV header once. A total_ms of 0
+ * means no end-to-end time was taken: the table shows "-". */
 int report_result(const struct stage *stage, const struct options *opt, const struct input *in,
                   const struct result *r);
 
@@ -227,6 +238,12 @@ struct csv_row {
     double kernel_ms, total_ms;
     bool verified;
 };
+
+/* How many of bins counters differ from expected; each of the first few is
+ * told on report as "PROGRAM: what: bin B holds X, the CPU counts Y", then
+ * how many more. */
+long count_wrong_bins(const unsigned int *got, const unsigned int *expected, unsigned bins,
+                      const char *what, FILE *report);
 
 /* One CSV line; text fields with a comma or a quote are quoted as RFC 4180 says. */
 void print_csv_row(FILE *out, const struct csv_row *row);

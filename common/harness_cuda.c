@@ -185,7 +185,7 @@ const char *why_cuda_cannot_run(const struct cuda_facts *f, char *why, size_t wh
     return why;
 }
 
-static void cannot_run(const struct stage *stage, const char *why)
+void cannot_run(const struct stage *stage, const char *why)
 {
     fprintf(stderr, "%s: cannot run here: %s\n", stage->program, why);
     exit(EXIT_CANNOT_RUN);
@@ -268,8 +268,9 @@ struct gpu_run {
     struct launch launch;
     histo_launcher launch_histo;
     void *context; /* the launcher's own */
-    unsigned char *dev_buffer;
+    const unsigned char *dev_buffer;
     unsigned int *dev_histo;
+    size_t histo_bytes;
     cudaEvent_t start, stop;
     unsigned int *histo; /* where the end-to-end runs leave their result */
 };
@@ -279,7 +280,7 @@ static double kernel_only_once(void *context)
     struct gpu_run *run = context;
     float ms;
     /* The memset is outside the events: it is not the histogram's work. */
-    HANDLE_ERROR(cudaMemset(run->dev_histo, 0, BINS * sizeof(unsigned int)));
+    HANDLE_ERROR(cudaMemset(run->dev_histo, 0, run->histo_bytes));
     HANDLE_ERROR(cudaEventRecord(run->start, 0));
     run->launch_histo(run->context, run->dev_buffer, run->in->size, run->dev_histo, run->launch);
     HANDLE_ERROR(cudaEventRecord(run->stop, 0));
@@ -300,15 +301,29 @@ static double end_to_end_once(void *context)
     double start = now_ms();
     HANDLE_ERROR(cudaMalloc((void **)&dev_buffer, size ? size : 1));
     HANDLE_ERROR(cudaMemcpy(dev_buffer, run->in->buffer, size, cudaMemcpyHostToDevice));
-    HANDLE_ERROR(cudaMalloc((void **)&dev_histo, BINS * sizeof(unsigned int)));
-    HANDLE_ERROR(cudaMemset(dev_histo, 0, BINS * sizeof(unsigned int)));
+    HANDLE_ERROR(cudaMalloc((void **)&dev_histo, run->histo_bytes));
+    HANDLE_ERROR(cudaMemset(dev_histo, 0, run->histo_bytes));
     run->launch_histo(run->context, dev_buffer, size, dev_histo, run->launch);
-    HANDLE_ERROR(
-        cudaMemcpy(run->histo, dev_histo, BINS * sizeof(unsigned int), cudaMemcpyDeviceToHost));
+    HANDLE_ERROR(cudaMemcpy(run->histo, dev_histo, run->histo_bytes, cudaMemcpyDeviceToHost));
     double ms = now_ms() - start;
     HANDLE_ERROR(cudaFree(dev_buffer));
     HANDLE_ERROR(cudaFree(dev_histo));
     return ms;
+}
+
+size_t shared_memory_per_block(const struct gpu *gpu)
+{
+    int bytes;
+    HANDLE_ERROR(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, gpu->id));
+    return (size_t)bytes;
+}
+
+void allow_all_shared_memory(const void *kernel, const struct gpu *gpu)
+{
+    struct cudaFuncAttributes attr;
+    HANDLE_ERROR(cudaFuncGetAttributes(&attr, kernel));
+    HANDLE_ERROR(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      (int)(shared_memory_per_block(gpu) - attr.sharedSizeBytes)));
 }
 
 void require_gpu_memory(const struct stage *stage, size_t bytes)
@@ -323,32 +338,54 @@ void require_gpu_memory(const struct stage *stage, size_t bytes)
     }
 }
 
-struct gpu_times time_gpu_histogram(const struct stage *stage, const struct options *opt,
-                                    const struct input *in, struct launch launch,
-                                    histo_launcher launch_histo, void *context,
-                                    unsigned int histo[BINS], unsigned int kernel_histo[BINS])
+double time_kernel_only(const struct options *opt, const struct input *in,
+                        const unsigned char *dev_buffer, struct launch launch,
+                        histo_launcher launch_histo, void *context, unsigned bins,
+                        unsigned int *kernel_histo)
 {
     struct gpu_run run = {.in = in,
                           .launch = launch,
                           .launch_histo = launch_histo,
                           .context = context,
-                          .histo = histo};
-    struct gpu_times times;
-    require_gpu_memory(stage, in->size);
-
+                          .dev_buffer = dev_buffer,
+                          .histo_bytes = (size_t)bins * sizeof(unsigned int)};
     HANDLE_ERROR(cudaEventCreate(&run.start));
     HANDLE_ERROR(cudaEventCreate(&run.stop));
-    HANDLE_ERROR(cudaMalloc((void **)&run.dev_buffer, in->size ? in->size : 1));
-    HANDLE_ERROR(cudaMalloc((void **)&run.dev_histo, BINS * sizeof(unsigned int)));
-    HANDLE_ERROR(cudaMemcpy(run.dev_buffer, in->buffer, in->size, cudaMemcpyHostToDevice));
-    times.kernel_ms = median_ms(kernel_only_once, &run, opt->reps);
-    HANDLE_ERROR(cudaMemcpy(kernel_histo, run.dev_histo, BINS * sizeof(unsigned int),
-                            cudaMemcpyDeviceToHost));
-    HANDLE_ERROR(cudaFree(run.dev_buffer)); /* so end to end has the memory to itself */
+    HANDLE_ERROR(cudaMalloc((void **)&run.dev_histo, run.histo_bytes));
+    double ms = median_ms(kernel_only_once, &run, opt->reps);
+    HANDLE_ERROR(cudaMemcpy(kernel_histo, run.dev_histo, run.histo_bytes, cudaMemcpyDeviceToHost));
     HANDLE_ERROR(cudaFree(run.dev_histo));
     HANDLE_ERROR(cudaEventDestroy(run.start));
     HANDLE_ERROR(cudaEventDestroy(run.stop));
+    return ms;
+}
 
-    times.total_ms = median_ms(end_to_end_once, &run, opt->reps);
+double time_end_to_end(const struct options *opt, const struct input *in, struct launch launch,
+                       histo_launcher launch_histo, void *context, unsigned bins,
+                       unsigned int *histo)
+{
+    struct gpu_run run = {.in = in,
+                          .launch = launch,
+                          .launch_histo = launch_histo,
+                          .context = context,
+                          .histo_bytes = (size_t)bins * sizeof(unsigned int),
+                          .histo = histo};
+    return median_ms(end_to_end_once, &run, opt->reps);
+}
+
+struct gpu_times time_gpu_histogram(const struct stage *stage, const struct options *opt,
+                                    const struct input *in, struct launch launch,
+                                    histo_launcher launch_histo, void *context,
+                                    unsigned int histo[BINS], unsigned int kernel_histo[BINS])
+{
+    struct gpu_times times;
+    require_gpu_memory(stage, in->size);
+    unsigned char *dev_buffer;
+    HANDLE_ERROR(cudaMalloc((void **)&dev_buffer, in->size ? in->size : 1));
+    HANDLE_ERROR(cudaMemcpy(dev_buffer, in->buffer, in->size, cudaMemcpyHostToDevice));
+    times.kernel_ms =
+        time_kernel_only(opt, in, dev_buffer, launch, launch_histo, context, BINS, kernel_histo);
+    HANDLE_ERROR(cudaFree(dev_buffer)); /* so end to end has the memory to itself */
+    times.total_ms = time_end_to_end(opt, in, launch, launch_histo, context, BINS, histo);
     return times;
 }

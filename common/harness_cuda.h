@@ -38,6 +38,10 @@ struct cuda_build {
  * cannot run on it (why_cuda_cannot_run says when). */
 struct gpu open_cuda_gpu(const struct stage *stage, const struct cuda_build *build);
 
+/* Says "PROGRAM: cannot run here: why" and exits 77: what a stage does when
+ * this GPU or build lacks what one of its strategies needs. */
+void cannot_run(const struct stage *stage, const char *why);
+
 /* What open_cuda_gpu has learnt, each as CUDA reports it. */
 struct cuda_facts {
     int driver_version;  /* cudaDriverGetVersion: 12040 for CUDA 12.4; 0 for none */
@@ -65,6 +69,14 @@ const char *why_cuda_cannot_run(const struct cuda_facts *facts, char *why, size_
 struct launch choose_launch(const struct stage *stage, const struct options *opt,
                             const struct gpu *gpu, int blocks_per_sm, int threads);
 
+/* The most dynamic shared memory one block may have on this GPU, where its
+ * kernel asks for it (cudaDevAttrMaxSharedMemoryPerBlockOptin)... */
+size_t shared_memory_per_block(const struct gpu *gpu);
+
+/* ...which a kernel must ask for before a launch that gives it more than
+ * 48 KiB: this lets it have all of it, less its static shared memory. */
+void allow_all_shared_memory(const void *kernel, const struct gpu *gpu);
+
 /* Fails with a clear message, before cudaMalloc would, when bytes of input
  * cannot fit in the GPU's free memory. */
 void require_gpu_memory(const struct stage *stage, size_t bytes);
@@ -73,6 +85,24 @@ void require_gpu_memory(const struct stage *stage, size_t bytes);
  * the caller's own: whatever its launch needs (a variant, scratch space). */
 typedef void (*histo_launcher)(void *context, const unsigned char *dev_buffer, size_t size,
                                unsigned int *dev_histo, struct launch launch);
+
+/* The two honest times of one kernel, each a median over opt->reps after a
+ * warm-up, written once for every program (time_gpu_histogram below is both):
+ *
+ * kernel only: CUDA events around launch_histo, the input already on the GPU
+ * at dev_buffer (in->size bytes), its bins counters cleared outside the
+ * events; leaves the last run's bins in kernel_histo. */
+double time_kernel_only(const struct options *opt, const struct input *in,
+                        const unsigned char *dev_buffer, struct launch launch,
+                        histo_launcher launch_histo, void *context, unsigned bins,
+                        unsigned int *kernel_histo);
+
+/* end to end: the book's sequence on the host clock (allocate, copy in,
+ * memset, kernel, copy out; the frees after the clock stops); leaves the last
+ * run's bins in histo. */
+double time_end_to_end(const struct options *opt, const struct input *in, struct launch launch,
+                       histo_launcher launch_histo, void *context, unsigned bins,
+                       unsigned int *histo);
 
 /* For programs whose lesson is the kernel, not the host code (05, the
  * yardstick, exercises): times launch_histo the two honest ways, each a

@@ -681,6 +681,50 @@ START_TEST(test_a_wrong_bin_shared_by_both_runs_is_reported_once)
 }
 END_TEST
 
+/* Past 256 bins (07) a result is checked against the CPU's count it carries:
+ * a right one passes, one wrong bin of 70000 fails the run and is named, and
+ * a million wrong bins are told as a few lines and a count, not a million. */
+START_TEST(test_a_result_of_many_bins_is_checked_against_its_expected_count)
+{
+    enum { MANY = 70000 };
+    unsigned *expected = calloc(MANY, sizeof *expected), *got = calloc(MANY, sizeof *got);
+    ck_assert(expected && got);
+    for (unsigned b = 0; b < MANY; b++)
+        expected[b] = got[b] = b % 7;
+    unsigned char byte = 0; /* the input's bytes are not what these bins count */
+    struct result r = {.impl = "x", .device = "d", .kernel_ms = 1, .total_ms = 2, .histo = got,
+                       .kernel_histo = got, .bins = MANY, .expected = expected};
+    char *argv[] = {"program", "--reps", "1", NULL};
+    struct options opt;
+    ck_assert_int_eq(parse_options(3, argv, &gpu_stage, &opt), EXIT_OK);
+    struct input in = {.buffer = &byte, .size = 1, .name = "uniform"};
+    char out[4096], err[4096];
+    ck_assert_int_eq(report_captured(&gpu_stage, &opt, &in, &r, out, err, sizeof out), EXIT_OK);
+    uint64_t sum = 0;
+    for (unsigned b = 0; b < MANY; b++)
+        sum += expected[b];
+    char line[64];
+    snprintf(line, sizeof line, "Histogram Sum: %llu\n", (unsigned long long)sum);
+    ck_assert_msg(strstr(out, line), "%s", out);
+
+    got[65536]++;
+    ck_assert_int_eq(report_captured(&gpu_stage, &opt, &in, &r, out, err, sizeof out), EXIT_FAILED);
+    ck_assert_msg(strstr(err, "x: bin 65536 holds 3, the CPU counts 2"), "stderr: %s", err);
+
+    for (unsigned b = 0; b < MANY; b++)
+        got[b] = expected[b] + 1;
+    ck_assert_int_eq(report_captured(&gpu_stage, &opt, &in, &r, out, err, sizeof out), EXIT_FAILED);
+    int lines = 0;
+    for (const char *c = err; *c; c++)
+        lines += *c == '\n';
+    ck_assert_msg(lines <= 12 && strstr(err, "and 69992 more bins differ") &&
+                      strstr(err, "FAILED: 70000 bins differ"),
+                  "%d lines: %s", lines, err);
+    free(expected);
+    free(got);
+}
+END_TEST
+
 /* A kernel-only median above the end-to-end one is explained where it is
  * printed (two medians of different runs), and only then. */
 START_TEST(test_a_kernel_time_above_the_trip_is_explained)
@@ -859,6 +903,7 @@ int main(void)
     tcase_add_test(results, test_report_results_verifies_every_one_of_many_results);
     tcase_add_test(results, test_a_wrong_bin_shared_by_both_runs_is_reported_once);
     tcase_add_test(results, test_a_kernel_time_above_the_trip_is_explained);
+    tcase_add_test(results, test_a_result_of_many_bins_is_checked_against_its_expected_count);
     tcase_add_test(results, test_csv_row_has_every_column_in_order);
     tcase_add_test(results, test_csv_quotes_text_with_commas_and_quotes);
     suite_add_tcase(suite, results);
