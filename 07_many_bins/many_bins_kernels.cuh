@@ -275,6 +275,7 @@ __global__ void histo_global(const unsigned *keys, size_t n, unsigned bins, unsi
  * per (tile, bucket) into totals, which pass 2 uses to share its blocks out.
  * Traffic: read 4n, write 2n, read 2n: 2x the read floor's, so 50% at best. */
 #define TILE_VECTORS_PER_THREAD 4
+#define SHORT_RUN               64 /* pass 2: a run a lane reads alone, in indices */
 
 /* Shared memory of pass 1: counts and cursors per bucket, then the tile's
  * indices. A key's place in its bucket's run is the value returned by one
@@ -404,10 +405,26 @@ __global__ void histo_count_buckets(const uint16_t *indices, size_t n, unsigned 
     size_t tiles = (n / 4 * 4 + tile_keys - 1) / tile_keys;
     size_t first = tiles * part / parts, end = tiles * (part + 1) / parts;
     unsigned warps = blockDim.x / WARP, warp = threadIdx.x / WARP, lane = threadIdx.x % WARP;
+    /* Counts the indices of a run [begin, stop) that a 16-byte load of 8 holds. */
+    auto count_eight = [&](uint4 raw, unsigned q, unsigned begin, unsigned stop) {
+        unsigned pairs[4] = {raw.x, raw.y, raw.z, raw.w};
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            unsigned at = q * 8 + j;
+            if (at >= begin && at < stop)
+                atomicAdd(&shared_words[(pairs[j / 2] >> (16 * (j % 2))) & 0xffff], 1u);
+        }
+    };
     /* A warp's runs, 32 at a time: each lane loads one run's bounds first, so
      * that no run waits for its own two loads of starts before its data. The
      * warp's tiles are every warps-th of the block's, so that every warp has
-     * work however few tiles the block has. */
+     * work however few tiles the block has. A short run (a bucket the keys
+     * seldom fall in) is its lane's alone, the 32 lanes' at once; the long
+     * ones the warp reads together, 8 indices (16 bytes) a lane at a time. A
+     * warp still waits for each long run's first load in turn: on skewed keys,
+     * whose buckets of middling size have many runs of a few hundred
+     * indices, this pass takes 1.8 times as long as on uniform keys
+     * (profile-*-07-many-bins.csv). */
     for (size_t group = first + warp; group < end; group += (size_t)warps * WARP) {
         size_t mine = group + (size_t)lane * warps;
         unsigned my_begin = 0, my_stop = 0;
@@ -415,23 +432,18 @@ __global__ void histo_count_buckets(const uint16_t *indices, size_t n, unsigned 
             my_begin = starts[mine * (buckets + 1) + bucket];
             my_stop = starts[mine * (buckets + 1) + bucket + 1];
         }
-        unsigned runs_here = (unsigned)((end - group + warps - 1) / warps);
-        runs_here = runs_here < WARP ? runs_here : WARP;
-        for (unsigned r = 0; r < runs_here; r++) {
-            size_t tile = group + (size_t)r * warps;
+        bool short_run = my_stop - my_begin <= SHORT_RUN;
+        if (short_run)
+            for (unsigned q = my_begin / 8; q * 8 < my_stop; q++)
+                count_eight(((const uint4 *)(indices + mine * tile_keys))[q], q, my_begin, my_stop);
+        for (unsigned long_runs = __ballot_sync(0xffffffffu, !short_run); long_runs;
+             long_runs &= long_runs - 1) {
+            unsigned r = __ffs(long_runs) - 1;
             unsigned begin = __shfl_sync(0xffffffffu, my_begin, r);
             unsigned stop = __shfl_sync(0xffffffffu, my_stop, r);
-            const uint4 *runs = (const uint4 *)(indices + tile * tile_keys);
-            for (unsigned q = begin / 8 + lane; q * 8 < stop; q += WARP) {
-                uint4 raw = runs[q];
-                unsigned pairs[4] = {raw.x, raw.y, raw.z, raw.w};
-#pragma unroll
-                for (int j = 0; j < 8; j++) {
-                    unsigned at = q * 8 + j;
-                    if (at >= begin && at < stop)
-                        atomicAdd(&shared_words[(pairs[j / 2] >> (16 * (j % 2))) & 0xffff], 1u);
-                }
-            }
+            const uint4 *runs = (const uint4 *)(indices + (group + (size_t)r * warps) * tile_keys);
+            for (unsigned q = begin / 8 + lane; q * 8 < stop; q += WARP)
+                count_eight(runs[q], q, begin, stop);
         }
     }
     __syncthreads();
