@@ -456,7 +456,7 @@ int main(int argc, char **argv)
             r->p.bins = bins;
             plan_strategy(&d, &r->p, n);
             if (r->p.why_not[0]) {
-                if (!all) /* asked for by name: this GPU lacks what it needs, or the bins are many */
+                if (!all) /* asked for by name: this GPU lacks a need, or the bins are many */
                     (r->p.not_here ? cannot_run : usage_error)(&stage, r->p.why_not);
                 snprintf(not_run[not_run_count++], sizeof not_run[0], "%s", r->p.why_not);
                 free_plan(&r->p);

@@ -260,17 +260,18 @@ __global__ void histo_global(const unsigned *keys, size_t n, unsigned bins, unsi
  * one block's shared memory holds) and keeps of each key only its bin within
  * the bucket, as a u16. The intermediate format:
  *
- *   indices  n u16, in tiles of TILE_KEYS keys: tile t's indices sit at
- *            [t x TILE_KEYS, t x TILE_KEYS + its keys), the tile's own place
+ *   indices  n u16, in tiles of tile_keys keys: tile t's indices sit at
+ *            [t x tile_keys, t x tile_keys + its keys), the tile's own place
  *            (half the keys' bytes), grouped by bucket inside the tile;
  *   starts   (buckets + 1) u32 per tile: where each bucket's run starts in
  *            the tile, and the tile's length last;
  *   totals   buckets u32: the keys of each bucket, over all tiles.
  *
  * Extra memory: 2n bytes (+16, as pass 2 reads 16 bytes at a time) +
- * 4 (buckets + 1) n / TILE_KEYS + 4 buckets: half the input again.
- * TILE_KEYS = 4 x TILE_VECTORS_PER_THREAD x the block's threads. A tile is grouped in shared memory and written out with
- * 16-byte stores, so every write is coalesced, and a tile's place is fixed by
+ * 4 (buckets + 1) n / tile_keys + 4 buckets: half the input again, where
+ * tile_keys = 4 x TILE_VECTORS_PER_THREAD x the block's threads (16384 keys
+ * with 1024 threads). A tile is grouped in shared memory and written out in
+ * 8-byte stores, so every write is coalesced, and a tile's place is fixed by
  * its number, so no atomic reserves space: the only global atomics are one
  * per (tile, bucket) into totals, which pass 2 uses to share its blocks out.
  * Traffic: read 4n, write 2n, read 2n: 2x the read floor's, so 50% at best. */

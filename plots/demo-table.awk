@@ -37,9 +37,16 @@ function device_name(name,    model, driver) {
     return driver ~ /^(pthread|cpu|basic|tbb)-/ ? host_cpu " (PoCL)" : name
 }
 
-# A stage's number, where its folder has one: the short table's stage column
-function stage_number(folder) {
-    return folder ~ /^[0-9]+_/ ? substr(folder, 1, index(folder, "_") - 1) : folder
+# A stage's number, where its folder has one: the short table's stage column.
+# A second folder of one number (07_many_bins, then 07_any_bins) is 07b, as
+# its chapter is, in the order the rows come (stages.txt's).
+function stage_number(folder,    number) {
+    if (folder !~ /^[0-9]+_/) return folder
+    if (!(folder in label)) {
+        number = substr(folder, 1, index(folder, "_") - 1)
+        label[folder] = number (seen[number]++ ? sprintf("%c", 97 + seen[number] - 1) : "")
+    }
+    return label[folder]
 }
 
 # A row of the short table: stage variant launch kernel total gbps verified,

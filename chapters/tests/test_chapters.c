@@ -187,6 +187,8 @@ START_TEST(test_quote_is_in_the_source)
     stage[strcspn(stage, ".")] = '\0'; /* chapters/03_shared_atomics.md -> 03_shared_atomics */
     const char *patterns[] = {"../%s/*.c",
                               "../%s/*.cu",
+                              "../%s/*.h",
+                              "../%s/*.cuh",
                               "../%s/*.cl",
                               "../common/*.c",
                               "../common/*.h",
