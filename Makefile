@@ -23,7 +23,7 @@ endif
 # The GPU's architecture, asked once here for every sub-make (common/flags.mk).
 include common/cuda-arch.mk
 
-.PHONY: all built common demo demo-short test test-full asan bench lab profile plots chapters deps help clean \
+.PHONY: all built common demo demo-short test test-full asan bench lab profile plots many-bins chapters deps help clean \
         $(STAGES) $(TOOLS)
 
 all: $(STAGES) $(TOOLS)
@@ -70,6 +70,11 @@ profile: built
 plots: $(DEPS)
 	@plots/plots.sh
 
+# stage 07_many_bins against its targets on every GPU swept, from
+# plots/results/sweep-07-many-bins-*.csv: MANY_BINS_OUT, see plots/many-bins.sh
+many-bins: $(DEPS)
+	@plots/many-bins.sh
+
 # every command the chapters show, run as written (CHAPTERS='chapters/03_shared_atomics.md': one)
 chapters: $(DEPS)
 	@chapters/run-commands.sh $(CHAPTERS)
@@ -112,6 +117,10 @@ help:
 	@echo "make profile    Nsight Compute on every GPU stage and variant: plots/results/profile-*.csv"
 	@echo "make plots      the workbook's own figures, plots/figures/, from its reference results"
 	@echo "                in plots/results/ (PLOTS_RESULTS=lab: each lab machine's own, in lab/figures/)"
+	@echo "make many-bins  stage 07_many_bins against its targets on every GPU swept, from the sweeps"
+	@echo "                plots/results/sweep-07-many-bins-*.csv: a report, many-bins-targets.txt"
+	@echo "                beside them, and a chart, plots/figures/many-bins-gpus.png (MANY_BINS_OUT:"
+	@echo "                one folder for both)"
 	@echo "make chapters   run every command the chapters show, as written, and compare"
 	@echo "                the recorded outputs made on this machine with a new run"
 	@echo "make asan       the common/ suite (file and BMP readers) under AddressSanitizer"

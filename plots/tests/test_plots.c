@@ -19,6 +19,7 @@
 #include "harness.h"
 
 #include <check.h>
+#include <glob.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -447,7 +448,8 @@ START_TEST(test_demo_short_table_fits_100_columns_and_lines_up)
 END_TEST
 
 /* make demo-short's table has a row for every run of brief.txt, in its order,
- * under its stage's number (an OpenCL stage's twice: CPU and GPU), and each
+ * under its stage's number (07b for the second folder of 07; an OpenCL
+ * stage's twice: CPU and GPU), and each
  * stage's floor once, however many of its runs print it (as 05, 06 and 07
  * do): made-up rows, as a program would print them, for each real line. */
 START_TEST(test_demo_short_table_has_a_row_per_brief_run_and_one_floor_per_stage)
@@ -494,9 +496,22 @@ START_TEST(test_demo_short_table_has_a_row_per_brief_run_and_one_floor_per_stage
             ck_assert_msg(at > previous, "no row '%s' after the one before:\n%s", cell, table);
             while (line > table && line[-1] != '\n')
                 line--;
+            /* its number, and a letter for a second folder of that number
+             * (07_many_bins is 07, 07_any_bins 07b), in the order they come */
+            char label[16];
             size_t number = strcspn(folder[n], "_");
-            ck_assert_msg(strncmp(line, folder[n], number) == 0 && line[number] == ' ',
-                          "'%s' is not under %s's number:\n%s", cell, folder[n], table);
+            int before = 0;
+            for (int m = 0; m < n; m++) {
+                bool first = true; /* folder[m] is the first run of its folder */
+                for (int k = 0; k < m && first; k++)
+                    first = strcmp(folder[k], folder[m]) != 0;
+                before += first && strcmp(folder[m], folder[n]) != 0 &&
+                          strncmp(folder[m], folder[n], number + 1) == 0;
+            }
+            snprintf(label, sizeof label, "%.*s%s", (int)number, folder[n],
+                     before ? (char[]){(char)('a' + before), '\0'} : "");
+            ck_assert_msg(strncmp(line, label, strlen(label)) == 0 && line[strlen(label)] == ' ',
+                          "'%s' is not under %s's label %s:\n%s", cell, folder[n], label, table);
             previous = at;
         }
     int floors = 0;
@@ -654,6 +669,14 @@ static const char *const fixture_rows[] = {
     "06 pageable",
     "06 pinned",
     "06 streams",
+    "07 auto:per-block-halves/65536",
+    "07 per-block-halves/65536",
+    "07 halves-aggregated/65536",
+    "07 cluster/65536",
+    "07 global/65536",
+    "07 global-plain/65536",
+    "07 partition/65536",
+    "07 cub/65536",
     "07 auto:per-warp/u32/256",
     "07 per-warp/u32/256",
     "07 per-block/u32/256",
@@ -1158,6 +1181,273 @@ START_TEST(test_plots_without_gnuplot_say_so_and_keep_the_csvs)
 }
 END_TEST
 
+/* ------------------------------------------------------------ many-bins -- */
+
+/* make many-bins (many-bins.sh) on the fixture: two real sweeps of
+ * 07_many_bins cut down to 2, 4096, 65536 and 2^20 bins, every group whole
+ * (tests/fixture/many-bins/). The expected numbers are worked out here from
+ * those CSVs, as the chapter defines them, never copied from the script. */
+#define MANY_BINS_FIXTURE "tests/fixture/many-bins"
+
+/* The fixture's CSVs, in the order the shell's glob gives them: their count */
+static int many_bins_fixture(char csvs[][256], int most)
+{
+    glob_t found;
+    ck_assert_int_eq(glob(MANY_BINS_FIXTURE "/*.csv", 0, NULL, &found), 0);
+    int n = 0;
+    for (size_t i = 0; i < found.gl_pathc && n < most; i++)
+        snprintf(csvs[n++], 256, "%s", found.gl_pathv[i]);
+    globfree(&found);
+    ck_assert_int_ge(n, 2);
+    return n;
+}
+
+/* The best % of the read floor of one group of a sweep CSV: 100 x the kernel
+ * ms of the read-bandwidth row that opens the group / each strategy's kernel
+ * ms, the highest of them, auto's and CUB's rows aside; -1 where the CSV has
+ * no such group. gpu gets the CSV's device. */
+static double sweep_best(const char *csv, const char *data, long bins, char *gpu, size_t gpu_size)
+{
+    FILE *f = fopen(csv, "r");
+    ck_assert_msg(f != NULL, "cannot read %s", csv);
+    char line[512];
+    double floor_ms = 0, best = -1;
+    while (fgets(line, sizeof line, f)) {
+        char impl[128], device[128], kind[32];
+        double ms;
+        if (sscanf(line, "%*[^,],%127[^,],%127[^,],%31[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%lf",
+                   impl, device, kind, &ms) != 4)
+            continue; /* the header */
+        snprintf(gpu, gpu_size, "%s", device);
+        if (strcmp(impl, "read-bandwidth") == 0) {
+            floor_ms = ms;
+            continue;
+        }
+        const char *slash = strrchr(impl, '/');
+        if (!slash || strtol(slash + 1, NULL, 10) != bins || strcmp(kind, data) != 0 ||
+            strncmp(impl, "auto:", 5) == 0 || strncmp(impl, "cub/", 4) == 0)
+            continue;
+        double pct = 100 * floor_ms / ms;
+        if (pct > best)
+            best = pct;
+    }
+    fclose(f);
+    return best;
+}
+
+/* many-bins.sh on the fixture, with no gnuplot, into a new folder: its
+ * report, to free; dir gets the folder (the caller removes it) */
+static char *many_bins_report(char dir[32])
+{
+    snprintf(dir, 32, "/tmp/many_bins_XXXXXX");
+    ck_assert(mkdtemp(dir) != NULL);
+    char command[512], path[96];
+    snprintf(command, sizeof command,
+             "GNUPLOT=/nonexistent/gnuplot MANY_BINS_OUT=%s ./many-bins.sh " MANY_BINS_FIXTURE
+             "/*.csv",
+             dir);
+    struct ran r = run_command(command);
+    ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+    /* the report without gnuplot, and a line that says why there is no chart */
+    ck_assert_msg(strstr(r.out, "no chart: gnuplot is not installed"), "%s", r.out);
+    free_ran(&r);
+    snprintf(path, sizeof path, "%s/many-bins-targets.txt", dir);
+    return read_text(path);
+}
+
+/* A row of the report's targets and what each of its cells should say */
+struct many_bins_row {
+    const char *line;     /* the row, within the report */
+    double target;        /* its target, from the row's own target column */
+    char data[32];        /* uniform, skewed, constant */
+    long bins;
+};
+
+/* Every "N bins, best, DATA" row of the targets with a number for N (65536:
+ * 2^20's row is written "2^20"), into rows; their count */
+static int many_bins_best_rows(const char *report, struct many_bins_row *rows, int most)
+{
+    int n = 0;
+    for (const char *line = report; line && *line && n < most;
+         line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        struct many_bins_row *row = &rows[n];
+        const char *goal = strstr(line, ">= ");
+        if (sscanf(line, "%ld bins, best, %31[a-z]", &row->bins, row->data) != 2 || !goal ||
+            goal > strchr(line, '\n'))
+            continue;
+        row->line = line;
+        row->target = strtod(goal + 3, NULL);
+        n++;
+    }
+    return n;
+}
+
+/* The cell of one GPU in a row: the text under its name in the targets' heading */
+static const char *many_bins_cell(const char *report, const char *line, const char *gpu)
+{
+    const char *heading = strstr(report, "\nTargets ");
+    ck_assert_msg(heading != NULL, "no targets heading:\n%s", report);
+    heading++;
+    const char *name = strstr(heading, gpu);
+    ck_assert_msg(name && name < strchr(heading, '\n'), "no column %s:\n%s", gpu, report);
+    long column = name - heading;
+    ck_assert_msg(strchr(line, '\n') - line > column, "a short row: %.100s", line);
+    return line + column;
+}
+
+/* (i) each GPU's cell of 65536 bins, uniform keys among them, is the best % of
+ * that group of its CSV, to one decimal */
+START_TEST(test_many_bins_report_has_each_gpus_best_at_65536_bins)
+{
+    char dir[32], csvs[8][256], gpu[128], expected[32], command[64];
+    int files = many_bins_fixture(csvs, 8);
+    char *report = many_bins_report(dir);
+    struct many_bins_row rows[16];
+    int n = many_bins_best_rows(report, rows, 16), uniform = 0;
+    ck_assert_msg(n > 0, "no 'N bins, best, DATA' row:\n%s", report);
+    for (int r = 0; r < n; r++) {
+        uniform += strcmp(rows[r].data, "uniform") == 0;
+        for (int f = 0; f < files; f++) {
+            double best = sweep_best(csvs[f], rows[r].data, rows[r].bins, gpu, sizeof gpu);
+            ck_assert_msg(best > 0, "%s: no %s group at %ld bins", csvs[f], rows[r].data,
+                          rows[r].bins);
+            snprintf(expected, sizeof expected, "%.1f", best);
+            const char *cell = many_bins_cell(report, rows[r].line, gpu);
+            ck_assert_msg(strncmp(cell, expected, strlen(expected)) == 0 &&
+                              strchr("* \n", cell[strlen(expected)]),
+                          "%s, %s at %ld bins: not %s: %.100s", gpu, rows[r].data, rows[r].bins,
+                          expected, rows[r].line);
+        }
+    }
+    ck_assert_msg(uniform == 1, "no row of uniform keys:\n%s", report);
+    free(report);
+    snprintf(command, sizeof command, "rm -rf '%s'", dir);
+    shell(command);
+}
+END_TEST
+
+/* (ii) a cell under its target carries '*', one at or above it does not; the
+ * fixture has both (the H200's constant keys at 65536 bins are under) */
+START_TEST(test_many_bins_marks_a_cell_under_its_target_alone)
+{
+    char dir[32], csvs[8][256], gpu[128], command[64];
+    int files = many_bins_fixture(csvs, 8);
+    char *report = many_bins_report(dir);
+    struct many_bins_row rows[16];
+    int n = many_bins_best_rows(report, rows, 16), under = 0, over = 0;
+    for (int r = 0; r < n; r++)
+        for (int f = 0; f < files; f++) {
+            double best = sweep_best(csvs[f], rows[r].data, rows[r].bins, gpu, sizeof gpu);
+            const char *cell = many_bins_cell(report, rows[r].line, gpu);
+            char *end;
+            strtod(cell, &end);
+            ck_assert_msg(end > cell, "no number: %.100s", rows[r].line);
+            bool marked = *end == '*';
+            ck_assert_msg(marked == (best < rows[r].target), "%s, %s at %ld bins: %.1f against %g %s",
+                          gpu, rows[r].data, rows[r].bins, best, rows[r].target,
+                          marked ? "is marked" : "is not marked");
+            under += best < rows[r].target;
+            over += best >= rows[r].target;
+        }
+    ck_assert_msg(under > 0 && over > 0, "the fixture has %d cells under, %d over", under, over);
+    /* and the footnote says what the mark means */
+    ck_assert_msg(strstr(report, "\n* misses its target"), "%s", report);
+    free(report);
+    snprintf(command, sizeof command, "rm -rf '%s'", dir);
+    shell(command);
+}
+END_TEST
+
+/* Every line of the report fits 100 columns, as a chapter shows it */
+START_TEST(test_many_bins_report_fits_100_columns)
+{
+    char dir[32], command[64];
+    char *report = many_bins_report(dir);
+    int number = 0;
+    for (const char *line = report; *line; line = strchr(line, '\n') + 1) {
+        number++;
+        ck_assert_msg(strchr(line, '\n'), "line %d has no newline", number);
+        long length = strchr(line, '\n') - line;
+        ck_assert_msg(length <= 100, "line %d: %ld columns: %.*s", number, length, (int)length,
+                      line);
+    }
+    ck_assert_int_gt(number, 20);
+    free(report);
+    snprintf(command, sizeof command, "rm -rf '%s'", dir);
+    shell(command);
+}
+END_TEST
+
+/* (iii) a row whose histogram was wrong (verified no) is no result: one line
+ * that says so, a non-zero exit, and no report */
+START_TEST(test_many_bins_refuses_an_unverified_row_in_one_line)
+{
+    char dir[] = "/tmp/many_bins_no_XXXXXX", command[1024];
+    ck_assert(mkdtemp(dir) != NULL);
+    snprintf(command, sizeof command,
+             "cp " MANY_BINS_FIXTURE "/*.csv %s/ && csv=$(ls %s/*.csv | tail -1) &&"
+             " sed -i '5s/,yes$/,no/' $csv && grep -q ',no$' $csv",
+             dir, dir);
+    ck_assert_int_eq(shell(command), 0);
+    snprintf(command, sizeof command, "MANY_BINS_OUT=%s/out ./many-bins.sh %s/*.csv", dir, dir);
+    struct ran r = run_command(command);
+    ck_assert_msg(r.status != 0, "exit 0 with a row not verified:\n%s", r.out);
+    ck_assert_msg(one_line(r.err) && strstr(r.err, "not verified"), "%s", r.err);
+    snprintf(command, sizeof command, "test -e %s/out/many-bins-targets.txt", dir);
+    ck_assert_msg(shell(command) != 0, "a report was written all the same");
+    free_ran(&r);
+    snprintf(command, sizeof command, "rm -rf '%s'", dir);
+    shell(command);
+}
+END_TEST
+
+/* (iv) a file that is not there: exit 2, one line naming it */
+START_TEST(test_many_bins_refuses_a_missing_file_with_exit_2)
+{
+    struct ran r = run_command("MANY_BINS_OUT=/tmp/many_bins_never ./many-bins.sh "
+                               MANY_BINS_FIXTURE "/no-such-sweep.csv");
+    ck_assert_int_eq(r.status, EXIT_USAGE);
+    ck_assert_msg(one_line(r.err) && strstr(r.err, "no file") && strstr(r.err, "no-such-sweep.csv"),
+                  "%s", r.err);
+    ck_assert_int_ne(shell("test -e /tmp/many_bins_never"), 0);
+    free_ran(&r);
+}
+END_TEST
+
+/* With gnuplot, the chart: a PNG and an SVG whose key names every GPU of the
+ * fixture, once for the stage's line and once for CUB's, in each panel */
+START_TEST(test_many_bins_draws_the_chart_of_every_gpu)
+{
+    char dir[] = "/tmp/many_bins_chart_XXXXXX", command[512], path[96], csvs[8][256], gpu[128];
+    ck_assert(mkdtemp(dir) != NULL);
+    snprintf(command, sizeof command, "MANY_BINS_OUT=%s ./many-bins.sh " MANY_BINS_FIXTURE "/*.csv",
+             dir);
+    struct ran r = run_command(command);
+    ck_assert_msg(r.status == 0 && strstr(r.out, "chart: "), "exit %d: %s%s", r.status, r.out,
+                  r.err);
+    free_ran(&r);
+    snprintf(path, sizeof path, "%s/many-bins-gpus.png", dir);
+    ck_assert_int_gt(png_width(path), png_height(path)); /* the panels side by side */
+    snprintf(command, sizeof command, "test $(stat -c %%s %s) -gt 5000", path);
+    ck_assert_msg(shell(command) == 0, "%s: too small to hold a chart", path);
+    snprintf(path, sizeof path, "%s/many-bins-gpus.svg", dir);
+    char *svg = read_text(path);
+    ck_assert_msg(strstr(svg, "<svg"), "%s: not an SVG", path);
+    int files = many_bins_fixture(csvs, 8);
+    for (int f = 0; f < files; f++) {
+        sweep_best(csvs[f], "uniform", 2, gpu, sizeof gpu); /* its device */
+        char text[192];
+        snprintf(text, sizeof text, "<text>%s: stage 07 (best)</text>", gpu);
+        ck_assert_msg(strstr(svg, text), "%s: no '%s'", path, text);
+        snprintf(text, sizeof text, "<text>%s: CUB</text>", gpu);
+        ck_assert_msg(strstr(svg, text), "%s: no '%s'", path, text);
+    }
+    free(svg);
+    snprintf(command, sizeof command, "rm -rf '%s'", dir);
+    shell(command);
+}
+END_TEST
+
 /* -------------------------------------------------------------- profile -- */
 
 /* profile.sh with these knobs, writing into a new folder: it must exit with
@@ -1556,6 +1846,19 @@ int main(void)
         skipped += CHARTS + 6;
     }
     suite_add_tcase(suite, plots);
+
+    TCase *many_bins = tcase_create("many-bins");
+    tcase_set_timeout(many_bins, 60);
+    tcase_add_test(many_bins, test_many_bins_report_has_each_gpus_best_at_65536_bins);
+    tcase_add_test(many_bins, test_many_bins_marks_a_cell_under_its_target_alone);
+    tcase_add_test(many_bins, test_many_bins_report_fits_100_columns);
+    tcase_add_test(many_bins, test_many_bins_refuses_an_unverified_row_in_one_line);
+    tcase_add_test(many_bins, test_many_bins_refuses_a_missing_file_with_exit_2);
+    if (shell("command -v gnuplot >/dev/null") == 0)
+        tcase_add_test(many_bins, test_many_bins_draws_the_chart_of_every_gpu);
+    else
+        skipped += 1;
+    suite_add_tcase(suite, many_bins);
 
     TCase *lab_case = tcase_create("lab");
     tcase_set_timeout(lab_case, 60);
