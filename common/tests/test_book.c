@@ -692,8 +692,14 @@ START_TEST(test_a_result_of_many_bins_is_checked_against_its_expected_count)
     for (unsigned b = 0; b < MANY; b++)
         expected[b] = got[b] = b % 7;
     unsigned char byte = 0; /* the input's bytes are not what these bins count */
-    struct result r = {.impl = "x", .device = "d", .kernel_ms = 1, .total_ms = 2, .histo = got,
-                       .kernel_histo = got, .bins = MANY, .expected = expected};
+    struct result r = {.impl = "x",
+                       .device = "d",
+                       .kernel_ms = 1,
+                       .total_ms = 2,
+                       .histo = got,
+                       .kernel_histo = got,
+                       .bins = MANY,
+                       .expected = expected};
     char *argv[] = {"program", "--reps", "1", NULL};
     struct options opt;
     ck_assert_int_eq(parse_options(3, argv, &gpu_stage, &opt), EXIT_OK);

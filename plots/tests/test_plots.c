@@ -1257,9 +1257,9 @@ static char *many_bins_report(char dir[32])
 
 /* A row of the report's targets and what each of its cells should say */
 struct many_bins_row {
-    const char *line;     /* the row, within the report */
-    double target;        /* its target, from the row's own target column */
-    char data[32];        /* uniform, skewed, constant */
+    const char *line; /* the row, within the report */
+    double target;    /* its target, from the row's own target column */
+    char data[32];    /* uniform, skewed, constant */
     long bins;
 };
 
@@ -1343,9 +1343,9 @@ START_TEST(test_many_bins_marks_a_cell_under_its_target_alone)
             strtod(cell, &end);
             ck_assert_msg(end > cell, "no number: %.100s", rows[r].line);
             bool marked = *end == '*';
-            ck_assert_msg(marked == (best < rows[r].target), "%s, %s at %ld bins: %.1f against %g %s",
-                          gpu, rows[r].data, rows[r].bins, best, rows[r].target,
-                          marked ? "is marked" : "is not marked");
+            ck_assert_msg(marked == (best < rows[r].target),
+                          "%s, %s at %ld bins: %.1f against %g %s", gpu, rows[r].data, rows[r].bins,
+                          best, rows[r].target, marked ? "is marked" : "is not marked");
             under += best < rows[r].target;
             over += best >= rows[r].target;
         }
@@ -1404,8 +1404,9 @@ END_TEST
 /* (iv) a file that is not there: exit 2, one line naming it */
 START_TEST(test_many_bins_refuses_a_missing_file_with_exit_2)
 {
-    struct ran r = run_command("MANY_BINS_OUT=/tmp/many_bins_never ./many-bins.sh "
-                               MANY_BINS_FIXTURE "/no-such-sweep.csv");
+    struct ran r =
+        run_command("MANY_BINS_OUT=/tmp/many_bins_never ./many-bins.sh " MANY_BINS_FIXTURE
+                    "/no-such-sweep.csv");
     ck_assert_int_eq(r.status, EXIT_USAGE);
     ck_assert_msg(one_line(r.err) && strstr(r.err, "no file") && strstr(r.err, "no-such-sweep.csv"),
                   "%s", r.err);
