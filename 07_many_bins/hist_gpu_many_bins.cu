@@ -321,14 +321,13 @@ enum { OPT_BINS, OPT_SWEEP, OPT_BUCKET_BINS };
 
 static const unsigned sweep_bins[] = {2, 8, 32, 256, 1024, 4096, 16384, 65536, 262144, 1048576};
 
-/* One row of the report, and what it owns: its plan, its bins and its name. */
+/* What row i of the report (results[i]) owns: its plan, bins and name; the
+ * floor's, row 0, owns nothing. */
 struct row {
     struct plan p;
     char impl[48];
     unsigned *histo, *kernel_histo;
 };
-
-/* ------------------------------------------------------------------- main -- */
 
 int main(int argc, char **argv)
 {
@@ -387,7 +386,8 @@ int main(int argc, char **argv)
     size_t n = in.size / 4;
     const unsigned *host_keys = (const unsigned *)in.buffer;
     unsigned *cpu_histo = (unsigned *)checked_malloc(MAX_BINS * 4);
-    require_gpu_memory(&stage, 2 * in.size); /* the keys, and partition's half as much again */
+    /* the keys, partition's scratch (half as much) and an end-to-end run's own copy */
+    require_gpu_memory(&stage, in.size / 2 * 5);
     unsigned char *dev_keys;
     HANDLE_ERROR(cudaMalloc((void **)&dev_keys, in.size ? in.size : 4));
     HANDLE_ERROR(cudaMemcpy(dev_keys, in.buffer, in.size, cudaMemcpyHostToDevice));
@@ -414,20 +414,20 @@ int main(int argc, char **argv)
             fail("the read-bandwidth kernel did not read every key (its XOR is wrong)");
         count++;
 
-        /* auto: every other strategy that holds the bins, once on these keys
-         * after a warm-up; the fastest is kept, under auto's name. */
+        /* auto: every strategy from per-warp to partition (the table's order)
+         * that holds the bins but global-plain, which global beats or ties,
+         * once on these keys after a warm-up; the fastest is kept. */
         int chosen = -1;
         double tuning_ms = 0;
         if (variant_wants(&stage, &opt, "auto")) {
             double begin = now_ms(), best = 0;
             unsigned *scratch_histo = (unsigned *)checked_malloc((size_t)bins * 4);
+            struct options once = opt;
+            once.reps = 1;
             for (int i = PER_WARP; i <= PARTITION; i++) {
-                struct plan p = {};
-                p.s = &strategies[i], p.bins = bins;
+                struct plan p = {&strategies[i], bins};
                 plan_strategy(&d, &p, n);
                 if (!p.why_not[0] && i != GLOBAL_PLAIN) {
-                    struct options once = opt;
-                    once.reps = 1;
                     double ms = time_kernel_only(&once, &in, dev_keys, p.launch, launch_plan, &p,
                                                  bins, scratch_histo);
                     if (chosen < 0 || ms < best)
@@ -451,13 +451,13 @@ int main(int argc, char **argv)
             if (s->kind == AUTO && chosen < 0)
                 continue; /* nothing else holds these bins */
             struct row *r = &rows[count];
-            *r = row{};
-            r->p.s = s->kind == AUTO ? &strategies[chosen] : s;
-            r->p.bins = bins;
+            *r = row{{s->kind == AUTO ? &strategies[chosen] : s, bins}};
             plan_strategy(&d, &r->p, n);
             if (r->p.why_not[0]) {
-                if (!all) /* asked for by name: this GPU lacks a need, or the bins are many */
-                    (r->p.not_here ? cannot_run : usage_error)(&stage, r->p.why_not);
+                if (!all && r->p.not_here) /* asked for by name, and this GPU lacks a need */
+                    cannot_run(&stage, r->p.why_not);
+                if (!all) /* asked for by name, with more bins than it holds */
+                    usage_error(&stage, r->p.why_not);
                 snprintf(not_run[not_run_count++], sizeof not_run[0], "%s", r->p.why_not);
                 free_plan(&r->p);
                 continue;

@@ -28,7 +28,7 @@ __device__ __forceinline__ void count_tail_keys(const unsigned *keys, size_t n, 
                                                 unsigned *histo)
 {
     size_t i = n / 4 * 4 + threadIdx.x;
-    if (blockIdx.x == 0 && blockIdx.y == 0 && i < n)
+    if (blockIdx.x == 0 && i < n) /* every launch has 4 threads or more */
         atomicAdd(&histo[bin_of(keys[i], bins)], 1u);
 }
 
@@ -81,8 +81,10 @@ __global__ void histo_per_warp(const unsigned *keys, size_t n, unsigned bins, un
 /* ------------------------------------------ (b) per block, 32-bit counters -- */
 
 /* One histogram per block in shared memory. atomicAdd(..., 1) with its result
- * unused compiles to ATOMS.POPC.INC, which combines the lanes of a warp that
- * hit one counter (chapters 03 and 05): equal keys cost no more than random ones. */
+ * unused is the line that compiles to ATOMS.POPC.INC in chapter 03's kernel,
+ * which combines the lanes of a warp that hit one counter: equal keys cost no
+ * more than random ones (this kernel's profile on constant keys: one
+ * shared-atomic wavefront per warp step). */
 __global__ void histo_per_block(const unsigned *keys, size_t n, unsigned bins, unsigned *histo)
 {
     for (unsigned i = threadIdx.x; i < bins; i += blockDim.x)
@@ -98,7 +100,7 @@ __global__ void histo_per_block(const unsigned *keys, size_t n, unsigned bins, u
             atomicAdd(&histo[i], shared_words[i]);
 }
 
-/* ------------------------------------------- (c) per block, 16-bit halves -- */
+/* ------------------------------------------ (b2) per block, 16-bit halves -- */
 
 /* Two bins per 32-bit word: bin b is the half (b & 1) of word b / 2, so a block
  * holds twice the bins of (b). A half must never pass 65535, or it carries
@@ -108,7 +110,10 @@ __global__ void histo_per_block(const unsigned *keys, size_t n, unsigned bins, u
  * below CARRY_AT and gains at most ROUND_KEYS in it, so it ends at most
  * CARRY_AT - 1 + ROUND_KEYS = 65535. The check between rounds reads each word
  * once (16 bytes at a time, one mask test); on uniform keys no half reaches
- * CARRY_AT, so it writes nothing. No atomic uses its result. */
+ * CARRY_AT, so it writes nothing. No atomic uses its result: none waits for
+ * a round trip, as an add that read back its half to test it would. CARRY_AT
+ * weighs two costs: the higher it is, the shorter a round and the more often
+ * every word is read; the lower, the more halves move out on skewed keys. */
 #define CARRY_AT   0x1000u
 #define ROUND_KEYS (0x10000u - CARRY_AT)
 
@@ -118,7 +123,8 @@ __device__ void carry_big_halves(unsigned words, unsigned *histo, unsigned bins)
     uint4 *quads = (uint4 *)shared_words;
     for (unsigned q = threadIdx.x; q < words / 4; q += blockDim.x) {
         uint4 w = quads[q];
-        const unsigned high = ((CARRY_AT - 1) ^ 0xffffu) * 0x10001u; /* the bits >= CARRY_AT */
+        /* the bits worth CARRY_AT or more, in both halves (0xf000f000) */
+        const unsigned high = ((CARRY_AT - 1) ^ 0xffffu) * 0x10001u;
         if (((w.x | w.y | w.z | w.w) & high) == 0)
             continue;
         unsigned word[4] = {w.x, w.y, w.z, w.w};
@@ -136,9 +142,9 @@ __device__ void carry_big_halves(unsigned words, unsigned *histo, unsigned bins)
 }
 
 /* Aggregate: the lanes of a warp with the same bin add their number at once
- * (__match_any_sync). An add of 1 << 16 or 1 differs from lane to lane, so it
- * compiles to ATOMS.ADD, which does not combine equal lanes as ATOMS.POPC.INC
- * does: on equal keys every lane's add would wait its turn. The host runs
+ * (__match_any_sync). An add of 1 << 16 or 1 is not the constant 1, so it is
+ * not the combining increment of (b): lanes on one word take turns, whatever
+ * they add (constant keys: one shared-atomic wavefront per key). auto runs
  * both and keeps what the input favours; the bound of a round still holds (a
  * warp's add counts keys of the round). */
 template <bool Aggregate>
@@ -165,10 +171,10 @@ __global__ void histo_per_block_halves(const unsigned *keys, size_t n, unsigned 
     };
     /* The loop's test is the same for every thread of the block: the
      * __syncthreads() inside it is reached by all. */
-    for (size_t round = blockIdx.x * (size_t)blockDim.x; round < count;
-         round += per_round * stride) {
-        size_t end = round + per_round * stride;
-        for_each_vector(vectors, round + threadIdx.x, end < count ? end : count, stride, add);
+    for (size_t start = blockIdx.x * (size_t)blockDim.x; start < count;
+         start += per_round * stride) {
+        size_t end = start + per_round * stride;
+        for_each_vector(vectors, start + threadIdx.x, end < count ? end : count, stride, add);
         __syncthreads();
         carry_big_halves(words, histo, bins);
         __syncthreads();
