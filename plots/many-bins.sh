@@ -199,7 +199,7 @@ END {
         }
     }
     for (d = 1; d <= ndata; d++) {
-        label[++n] = "1024 to 2^20 bins, worst best / CUB, " data[d]; goal[n] = ">= " vs_cub "x"
+        label[++n] = "1024 to 2^20 bins, min best / CUB, " data[d]; goal[n] = ">= " vs_cub "x"
         for (g = 1; g <= ngpus; g++) {
             worst = ""; at = ""
             for (b = 1; b <= nbins; b++) {
