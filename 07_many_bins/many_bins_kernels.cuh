@@ -427,11 +427,13 @@ __global__ void histo_count_buckets(const uint16_t *indices, size_t n, unsigned 
      * warp's tiles are every warps-th of the block's, so that every warp has
      * work however few tiles the block has. A short run (a bucket the keys
      * seldom fall in) is its lane's alone, the 32 lanes' at once; the long
-     * ones the warp reads together, 8 indices (16 bytes) a lane at a time. A
-     * warp still waits for each long run's first load in turn: on skewed keys,
-     * whose buckets of middling size have many runs of a few hundred
-     * indices, this pass takes 1.8 times as long as on uniform keys
-     * (profile-*-07-many-bins.csv). */
+     * ones the warp reads together, 8 indices (16 bytes) a lane at a time,
+     * one run after another, each waiting for its first load. On skewed
+     * keys a bucket with under 1% of the keys gets one block, and its runs,
+     * about 110 indices, are just too long for a lane: that block walks all
+     * of the tiles' runs in turn, and this pass takes 1.8 times as long as
+     * on uniform keys (profile-*-07-many-bins.csv; which blocks finish last
+     * is an inference, not timed). */
     for (size_t group = first + warp; group < end; group += (size_t)warps * WARP) {
         size_t mine = group + (size_t)lane * warps;
         unsigned my_begin = 0, my_stop = 0;
