@@ -109,11 +109,12 @@ __global__ void histo_per_block(const unsigned *keys, size_t n, unsigned bins, u
  * CARRY_AT moves its whole count to the global bin. A half starts a round
  * below CARRY_AT and gains at most ROUND_KEYS in it, so it ends at most
  * CARRY_AT - 1 + ROUND_KEYS = 65535. The check between rounds reads each word
- * once (16 bytes at a time, one mask test); on uniform keys no half reaches
- * CARRY_AT, so it writes nothing. No atomic uses its result: none waits for
- * a round trip, as an add that read back its half to test it would. CARRY_AT
- * weighs two costs: the higher it is, the shorter a round and the more often
- * every word is read; the lower, the more halves move out on skewed keys. */
+ * once (16 bytes at a time, one mask test); on uniform keys from 256 bins up
+ * no half reaches CARRY_AT, so it writes nothing. No atomic uses its
+ * result: none waits for a round trip, as an add that read back its half to
+ * test it would. CARRY_AT weighs two costs: the higher it is, the shorter
+ * a round and the more often every word is read; the lower, the more halves
+ * move out on skewed keys. */
 #define CARRY_AT   0x1000u
 #define ROUND_KEYS (0x10000u - CARRY_AT)
 
@@ -429,11 +430,12 @@ __global__ void histo_count_buckets(const uint16_t *indices, size_t n, unsigned 
      * seldom fall in) is its lane's alone, the 32 lanes' at once; the long
      * ones the warp reads together, 8 indices (16 bytes) a lane at a time,
      * one run after another, each waiting for its first load. On skewed
-     * keys a bucket with under 1% of the keys gets one block, and its runs,
-     * about 110 indices, are just too long for a lane: that block walks all
-     * of the tiles' runs in turn, and this pass takes 1.8 times as long as
-     * on uniform keys (profile-*-07-many-bins.csv; which blocks finish last
-     * is an inference, not timed). */
+     * keys at 2^20 bins two buckets, about 0.7% of the keys each, get one
+     * block each, and their runs, about 110 indices, are just too long for a
+     * lane: each warp of those blocks walks its 512 runs in turn, and this
+     * pass takes 1.8 times as long as on uniform keys
+     * (profile-*-07-many-bins.csv; which blocks finish last is an
+     * inference, not timed). */
     for (size_t group = first + warp; group < end; group += (size_t)warps * WARP) {
         size_t mine = group + (size_t)lane * warps;
         unsigned my_begin = 0, my_stop = 0;
