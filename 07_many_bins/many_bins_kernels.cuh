@@ -109,8 +109,9 @@ __global__ void histo_per_block(const unsigned *keys, size_t n, unsigned bins, u
  * CARRY_AT moves its whole count to the global bin. A half starts a round
  * below CARRY_AT and gains at most ROUND_KEYS in it, so it ends at most
  * CARRY_AT - 1 + ROUND_KEYS = 65535. The check between rounds reads each word
- * once (16 bytes at a time, one mask test); on uniform keys from 256 bins up
- * no half reaches CARRY_AT, so it writes nothing. No atomic uses its
+ * once (16 bytes at a time, one mask test); while a block's keys over the
+ * bins stay well under CARRY_AT (1 GiB of uniform keys from 256 bins up), no
+ * half reaches it, and the check writes nothing. No atomic uses its
  * result: none waits for a round trip, as an add that read back its half to
  * test it would. CARRY_AT weighs two costs: the higher it is, the shorter
  * a round and the more often every word is read; the lower, the more halves
@@ -379,8 +380,9 @@ __global__ void histo_partition(const unsigned *keys, size_t n, unsigned bins, u
  * shared counters. The blocks are shared out by the totals: each non-empty
  * bucket gets one, and the rest go in proportion to its keys, so that
  * constant keys (one bucket) still use the whole GPU. Within its bucket a
- * block takes an even share of the tiles; each warp reads one tile's run
- * 8 indices (16 bytes) per lane at a time. */
+ * block takes an even share of the tiles, and reads each tile's run of its
+ * bucket: a short run a lane alone, a long one the whole warp, 8 indices
+ * (16 bytes) per lane at a time. */
 __global__ void histo_count_buckets(const uint16_t *indices, size_t n, unsigned bins,
                                     unsigned bucket_bits, unsigned buckets, const unsigned *starts,
                                     const unsigned *totals, unsigned tile_keys, unsigned *histo)
