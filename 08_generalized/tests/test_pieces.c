@@ -1,12 +1,20 @@
 /*
- * test_even_bins.c - even_bins.h against the exact rule floor(d x bins /
+ * test_pieces.c - the pieces of 08_generalized that need no GPU.
+ *
+ * even_bins.h against the exact rule floor(d x bins /
  * width), worked out here in 64-bit integers: every key of every small range,
  * every key of ranges of u16 size, and on ranges up to 2^32 every bin's first
  * key, the key before it and keys at random; keys outside the range in no
  * bin; a range where the 32-bit reciprocal alone is wrong takes the 64-bit
- * one; bad ranges are refused with their reason. No GPU needed.
+ * one; bad ranges are refused with their reason.
+ *
+ * float_order.h: every one of the 2^32 bit patterns comes back bit for bit,
+ * and walking every float from -infinity to +infinity the orders rise.
  */
 #include "../even_bins.h"
+#include "../float_order.h"
+
+#include <math.h>
 
 #include <check.h>
 #include <stdlib.h>
@@ -140,9 +148,64 @@ START_TEST(test_bad_ranges_are_refused_with_a_reason)
 }
 END_TEST
 
+/* --------------------------------------------------------- float_order -- */
+
+START_TEST(test_every_bit_pattern_comes_back)
+{
+    /* a plain test in the loop, one check after it: 2^32 Check calls are slow */
+    uint32_t bits = 0, wrong = 0, first_wrong = 0;
+    do {
+        float f, back;
+        memcpy(&f, &bits, sizeof f);
+        back = float_from_order(float_order(f));
+        uint32_t back_bits;
+        memcpy(&back_bits, &back, sizeof back_bits);
+        if (back_bits != bits && wrong++ == 0)
+            first_wrong = bits;
+    } while (++bits != 0);
+    ck_assert_msg(wrong == 0, "%u patterns do not come back, the first 0x%08x", wrong, first_wrong);
+}
+END_TEST
+
+static float float_of(uint32_t bits)
+{
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+/* Every float in increasing order: the negatives from -infinity (0xff800000)
+ * down to -0 (0x80000000) in their bits, then +0 up to +infinity. Each one's
+ * order is above the one before, and the float itself is not below it (-0
+ * and +0 are equal as floats, and -0 is ordered first). */
+START_TEST(test_orders_rise_with_the_floats)
+{
+    uint32_t previous = FLOAT_ORDER_MAX_START, wrong = 0, first_wrong = 0;
+    float previous_float = -INFINITY;
+    uint64_t steps = 0;
+    for (uint32_t bits = 0xff800000u;; bits--) {
+        uint32_t order = float_order(float_of(bits));
+        if ((order <= previous || float_of(bits) < previous_float) && wrong++ == 0)
+            first_wrong = bits;
+        previous = order, previous_float = float_of(bits), steps++;
+        if (bits == 0x80000000u)
+            break;
+    }
+    for (uint32_t bits = 0; bits <= 0x7f800000u; bits++) {
+        uint32_t order = float_order(float_of(bits));
+        if ((order <= previous || float_of(bits) < previous_float) && wrong++ == 0)
+            first_wrong = bits;
+        previous = order, previous_float = float_of(bits), steps++;
+    }
+    ck_assert_msg(wrong == 0, "%u floats out of order, the first 0x%08x", wrong, first_wrong);
+    ck_assert_uint_lt(previous, FLOAT_ORDER_MIN_START);
+    ck_assert_uint_eq(steps, 2 * (uint64_t)0x7f800001u); /* every float but the NaNs */
+}
+END_TEST
+
 int main(void)
 {
-    Suite *suite = suite_create("even_bins");
+    Suite *suite = suite_create("08_generalized pieces");
     TCase *tc = tcase_create("rule");
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, test_every_key_of_small_ranges, 0, 300);
@@ -151,6 +214,11 @@ int main(void)
     tcase_add_test(tc, test_a_range_the_32_bit_rule_gets_wrong_takes_the_64_bit_one);
     tcase_add_test(tc, test_bad_ranges_are_refused_with_a_reason);
     suite_add_tcase(suite, tc);
+    TCase *order = tcase_create("float order");
+    tcase_set_timeout(order, 300);
+    tcase_add_test(order, test_every_bit_pattern_comes_back);
+    tcase_add_test(order, test_orders_rise_with_the_floats);
+    suite_add_tcase(suite, order);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);
     int failed = srunner_ntests_failed(runner);
