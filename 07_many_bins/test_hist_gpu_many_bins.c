@@ -9,62 +9,50 @@
  * one header however many bins --sweep runs. Bad usage exits 2 before any GPU
  * is touched; the GPU checks are skipped without a CUDA device.
  */
+#include "command_checks.h" /* run_command, output_of */
 #include "stage_checks.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 /* ---------------------------------------------------- running the program -- */
 
+/* What one run did: its exit status and stderr, and the bins of its
+ * --print-bins lines, in order. */
 struct many_output {
     int exit_status;
-    unsigned *bins; /* the --print-bins lines, in order */
+    char *err;
+    unsigned *bins;
     size_t bins_printed;
     bool verified;
-    char out[8192]; /* the start of stdout, but for the bins */
-    char err[2048];
 };
 
 static void run_many(const char *args, struct many_output *o, size_t most_bins)
 {
-    char command[1024], err_path[] = "/tmp/many_bins_err_XXXXXX";
-    int fd = mkstemp(err_path);
-    ck_assert(fd >= 0);
-    close(fd);
-    snprintf(command, sizeof command, "'%s' %s 2>%s", stage_program(), args, err_path);
-    FILE *p = popen(command, "r");
-    ck_assert(p != NULL);
-    *o = (struct many_output){0};
-    o->bins = calloc(most_bins ? most_bins : 1, sizeof *o->bins);
+    char command[1024];
+    snprintf(command, sizeof command, "'%s' %s", stage_program(), args);
+    struct ran r = run_command(command);
+    *o = (struct many_output){.exit_status = r.status,
+                              .err = r.err,
+                              .bins = calloc(most_bins ? most_bins : 1, sizeof *o->bins)};
     ck_assert(o->bins != NULL);
-    char line[512];
-    size_t used = 0;
-    while (fgets(line, sizeof line, p)) {
+    for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
         unsigned long long bin, value;
         if (sscanf(line, "%llu: %llu", &bin, &value) == 2 && bin == o->bins_printed &&
-            bin < most_bins) {
+            bin < most_bins)
             o->bins[o->bins_printed++] = (unsigned)value;
-            continue;
-        }
-        size_t len = strlen(line);
-        if (used + len < sizeof o->out) {
-            memcpy(o->out + used, line, len + 1);
-            used += len;
-        }
-        if (strncmp(line, "verified:   yes", 15) == 0)
+        else if (strncmp(line, "verified:   yes", 15) == 0)
             o->verified = true;
     }
-    int status = pclose(p);
-    o->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    FILE *e = fopen(err_path, "r");
-    size_t got = e ? fread(o->err, 1, sizeof o->err - 1, e) : 0;
-    o->err[got] = '\0';
-    if (e)
-        fclose(e);
-    remove(err_path);
+    free(r.out);
+}
+
+static void free_many(struct many_output *o)
+{
+    free(o->bins);
+    free(o->err);
 }
 
 /* ------------------------------------------------------- the reference -- */
@@ -149,7 +137,7 @@ static void check_case(const char *strategy, unsigned bins, enum data_kind kind,
                           expected[b]);
         ck_assert_msg(o.verified, "%s: no verified line", args);
     }
-    free(o.bins);
+    free_many(&o);
     free(expected);
 }
 
@@ -185,32 +173,53 @@ START_TEST(test_odd_launches_are_exact)
 }
 END_TEST
 
+/* The lines of the CSV a run that must succeed prints, each checked as a
+ * verified row of this stage but the header, which must come exactly once;
+ * returns the rows (to free), how many there are in *rows. */
+static char **csv_rows(const char *args, int *rows)
+{
+    char command[512];
+    snprintf(command, sizeof command, "'%s' %s --csv", stage_program(), args);
+    char *csv = output_of(command);
+    char **row = calloc(strlen(csv) / 2 + 1, sizeof *row);
+    ck_assert(row != NULL);
+    int headers = 0;
+    *rows = 0;
+    for (char *line = strtok(csv, "\n"); line; line = strtok(NULL, "\n")) {
+        if (strcmp(line, CSV_HEADER) == 0) {
+            headers++;
+            continue;
+        }
+        size_t len = strlen(line);
+        ck_assert_msg(strncmp(line, "07_many_bins,", 13) == 0, "%s", line);
+        ck_assert_msg(len > 4 && strcmp(line + len - 4, ",yes") == 0, "not verified: %s", line);
+        row[(*rows)++] = strdup(line);
+    }
+    ck_assert_int_eq(headers, 1);
+    free(csv);
+    return row;
+}
+
+static void free_rows(char **row, int rows)
+{
+    for (int i = 0; i < rows; i++)
+        free(row[i]);
+    free(row);
+}
+
 /* --variant all checks every strategy against the CPU in the program; its
  * CSV has a row for each, under the shared header, each verified, each
  * strategy's name ending in its bins. */
 START_TEST(test_all_strategies_in_one_csv)
 {
-    char command[512];
-    snprintf(command, sizeof command, "'%s' --bins 100000 --size 4M --reps 1 --csv",
-             stage_program());
-    FILE *p = popen(command, "r");
-    ck_assert(p != NULL);
-    char line[512];
-    int rows = 0, headers = 0;
-    while (fgets(line, sizeof line, p)) {
-        if (strcmp(line, CSV_HEADER "\n") == 0) {
-            headers++;
-            continue;
-        }
-        rows++;
-        ck_assert_msg(strncmp(line, "07_many_bins,", 13) == 0, "%s", line);
-        ck_assert_msg(strstr(line, ",yes\n"), "not verified: %s", line);
-        ck_assert_msg(strncmp(line + 13, "read-bandwidth,", 15) == 0 || strstr(line, "/100000,"),
-                      "no bins in the name: %s", line);
-    }
-    ck_assert_int_eq(WEXITSTATUS(pclose(p)), 0);
-    ck_assert_int_eq(headers, 1);
+    int rows;
+    char **row = csv_rows("--bins 100000 --size 4M --reps 1", &rows);
+    for (int i = 0; i < rows; i++)
+        ck_assert_msg(strncmp(row[i] + 13, "read-bandwidth,", 15) == 0 ||
+                          strstr(row[i], "/100000,"),
+                      "no bins in the name: %s", row[i]);
     ck_assert_msg(rows >= 6, "%d rows", rows); /* the floor, auto, and what holds 100000 bins */
+    free_rows(row, rows);
 }
 END_TEST
 
@@ -218,29 +227,17 @@ END_TEST
  * every strategy that holds them, every one verified. */
 START_TEST(test_sweep_has_one_header_and_every_bin_count)
 {
-    char command[512];
-    snprintf(command, sizeof command, "'%s' --sweep --size 1M --reps 1 --csv --data skewed",
-             stage_program());
-    FILE *p = popen(command, "r");
-    ck_assert(p != NULL);
-    char line[512];
-    int headers = 0, floors = 0, rows = 0;
+    int rows, floors = 0;
     bool seen_max = false;
-    while (fgets(line, sizeof line, p)) {
-        if (strcmp(line, CSV_HEADER "\n") == 0) {
-            headers++;
-            continue;
-        }
-        rows++;
-        floors += strstr(line, ",read-bandwidth,") != NULL;
-        seen_max = seen_max || strstr(line, "partition/1048576,");
-        ck_assert_msg(strstr(line, ",yes\n"), "not verified: %s", line);
+    char **row = csv_rows("--sweep --size 1M --reps 1 --data skewed", &rows);
+    for (int i = 0; i < rows; i++) {
+        floors += strstr(row[i], ",read-bandwidth,") != NULL;
+        seen_max = seen_max || strstr(row[i], "partition/1048576,");
     }
-    ck_assert_int_eq(WEXITSTATUS(pclose(p)), 0);
-    ck_assert_int_eq(headers, 1);
     ck_assert_int_eq(floors, 10);
     ck_assert(seen_max);
     ck_assert_msg(rows > 50, "%d rows", rows);
+    free_rows(row, rows);
 }
 END_TEST
 
@@ -259,7 +256,7 @@ START_TEST(test_a_file_of_odd_size_is_refused)
     unlink(path);
     ck_assert_msg(o.exit_status == EXIT_USAGE && strstr(o.err, "not a whole number of 32-bit keys"),
                   "exit %d: %s", o.exit_status, o.err);
-    free(o.bins);
+    free_many(&o);
 }
 END_TEST
 
@@ -291,7 +288,7 @@ START_TEST(test_bad_input_exits_2_with_a_one_line_reason)
     *newline = '\0';
     ck_assert_msg(strstr(o.err, bad_usages[_i].reason) != NULL, "%s: '%s' lacks '%s'",
                   bad_usages[_i].args, o.err, bad_usages[_i].reason);
-    free(o.bins);
+    free_many(&o);
 }
 END_TEST
 
@@ -301,7 +298,7 @@ START_TEST(test_without_a_gpu_it_exits_77_with_its_reason)
     run_many("--size 1K --reps 1", &o, 0);
     ck_assert_msg(o.exit_status == EXIT_CANNOT_RUN, "exit %d", o.exit_status);
     ck_assert_msg(strstr(o.err, "cannot run here") != NULL, "%s", o.err);
-    free(o.bins);
+    free_many(&o);
 }
 END_TEST
 
