@@ -1,15 +1,17 @@
 /*
  * even_bins.h - even bins over any range [lo, hi) of 32-bit integer keys, by
- * 32-bit arithmetic: no divide per key (issue 24's first piece, a prototype
- * until 08_generalized is a stage). C, for the host and, under nvcc, the GPU.
+ * multiplying, not dividing, per key. C, for the host and, under nvcc, the GPU
+ * (stage 08's transforms and its test suite).
  *
  * A key k is in bin floor((k - lo) x bins / width), width = hi - lo, when
  * lo <= k < hi; else in none. With 1 <= bins <= width the ratio bins / width
- * is at most 1, and the bin is a multiply-high by a reciprocal:
+ * is at most 1, and the bin is a multiply-high by a reciprocal of d = k - lo:
  *
- *   bins == width   bin = d, where d = k - lo (every value its own bin);
- *   narrow          bin = high word of d x m32, m32 = ceil(2^32 x bins / width);
- *   wide            bin = high word of d x m64 (64 x 64 bits), m64 = ceil(2^64 x bins / width).
+ *   narrow   bin = high word of d x m, m = ceil(2^32 x bins / width), held as
+ *            m_hi x 2^32 + m_lo: m_hi is 1 only when bins == width (m = 2^32,
+ *            every value its own bin: bin = d), so the bin is
+ *            __umulhi(d, m_lo) + d x m_hi, two 32-bit instructions;
+ *   wide     bin = high word of d x m64 (64 x 64 bits), m64 = ceil(2^64 x bins / width).
  *
  * Why it is exact. Write m = 2^32 x bins / width + e, 0 <= e < 1 (narrow).
  * Then d x m / 2^32 = d x bins / width + d x e / 2^32. The first term's
@@ -38,15 +40,14 @@
 
 #define NO_BIN 0xffffffffu /* a key outside [lo, hi) */
 
-enum even_bins_kind { EVEN_BINS_IDENTITY, EVEN_BINS_NARROW, EVEN_BINS_WIDE };
-
 struct even_bins {
     uint32_t lo;
-    uint64_t width; /* hi - lo: 1 to 2^32 */
-    uint32_t bins;  /* 1 to width */
-    enum even_bins_kind kind;
-    uint32_t m32; /* narrow */
-    uint64_t m64; /* wide */
+    uint64_t width;      /* hi - lo: 1 to 2^32 */
+    uint32_t last;       /* width - 1: the largest d in the range */
+    uint32_t bins;       /* 1 to width */
+    bool wide;           /* the 32-bit reciprocal is wrong at some edge: the 64-bit one */
+    uint32_t m_lo, m_hi; /* narrow */
+    uint64_t m64;        /* wide */
 };
 
 /* The high 64 bits of a 64 x 64-bit product (what __umul64hi is on the GPU). */
@@ -62,24 +63,32 @@ EVEN_BINS_FN uint64_t even_bins_mulhi64(uint64_t a, uint64_t b)
 #endif
 }
 
-/* The bin of d = key - lo, d < width, by the rule r chose. */
+/* The bin of d = key - lo, d < width, by each rule: a GPU kernel is
+ * compiled for one of them, and never asks which per key. */
+EVEN_BINS_FN uint32_t even_bins_narrow(const struct even_bins *r, uint32_t d)
+{
+#ifdef __CUDA_ARCH__
+    return __umulhi(d, r->m_lo) + d * r->m_hi;
+#else
+    return (uint32_t)(((uint64_t)d * r->m_lo) >> 32) + d * r->m_hi;
+#endif
+}
+
+EVEN_BINS_FN uint32_t even_bins_wide(const struct even_bins *r, uint32_t d)
+{
+    return (uint32_t)even_bins_mulhi64(d, r->m64);
+}
+
 EVEN_BINS_FN uint32_t even_bins_of_offset(const struct even_bins *r, uint32_t d)
 {
-    switch (r->kind) {
-    case EVEN_BINS_IDENTITY:
-        return d;
-    case EVEN_BINS_NARROW:
-        return (uint32_t)(((uint64_t)d * r->m32) >> 32);
-    default:
-        return (uint32_t)even_bins_mulhi64(d, r->m64);
-    }
+    return r->wide ? even_bins_wide(r, d) : even_bins_narrow(r, d);
 }
 
 /* The bin of a key, or NO_BIN when it is outside [lo, hi). */
 EVEN_BINS_FN uint32_t even_bins_of(const struct even_bins *r, uint32_t key)
 {
-    uint32_t d = key - r->lo; /* a key below lo wraps past width */
-    return d < r->width ? even_bins_of_offset(r, d) : NO_BIN;
+    uint32_t d = key - r->lo; /* a key below lo wraps past the last */
+    return d <= r->last ? even_bins_of_offset(r, d) : NO_BIN;
 }
 
 /* ceil(2^shift x bins / width) for shift 32 or 64, bins < width, in 64 bits:
@@ -131,14 +140,14 @@ static inline int even_bins_make(struct even_bins *r, uint64_t lo, uint64_t hi, 
                  (unsigned long long)hi);
         return 2;
     }
-    *r = (struct even_bins){(uint32_t)lo, hi - lo, (uint32_t)bins, EVEN_BINS_IDENTITY, 0, 0};
+    *r = (struct even_bins){(uint32_t)lo, hi - lo, (uint32_t)(hi - lo - 1), (uint32_t)bins,
+                            false, 0, 1, 0}; /* bins == width: m = 2^32 */
     if (bins == r->width)
         return 0;
-    r->kind = EVEN_BINS_NARROW;
-    r->m32 = (uint32_t)even_bins_reciprocal(r->bins, r->width, 32);
+    r->m_lo = (uint32_t)even_bins_reciprocal(r->bins, r->width, 32), r->m_hi = 0;
     if (r->width <= 65536 || even_bins_edges_exact(r))
         return 0;
-    r->kind = EVEN_BINS_WIDE;
+    r->wide = true;
     r->m64 = even_bins_reciprocal(r->bins, r->width, 64);
     return 0;
 }

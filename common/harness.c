@@ -666,6 +666,12 @@ static unsigned bins_of(const struct result *r)
     return r->bins ? r->bins : BINS;
 }
 
+/* The 32-bit words a result holds. */
+static size_t words_of(const struct result *r)
+{
+    return (size_t)bins_of(r) * (r->values ? r->values->words : 1);
+}
+
 static uint64_t sum_of(const struct result *r)
 {
     uint64_t sum = 0;
@@ -692,11 +698,22 @@ long count_wrong_bins(const unsigned int *got, const unsigned int *expected, uns
     return wrong;
 }
 
-/* The wrong bins of one histogram of r: against r->expected, or, for 256
- * bins, against the input's bytes. */
+/* The report's sum line: the counts' sum, or the stage's own for values. */
+static void print_sum(const struct result *r)
+{
+    if (r->values)
+        printf("%s\n", r->values->sum);
+    else
+        printf("Histogram Sum: %" PRIu64 "\n", sum_of(r));
+}
+
+/* The wrong bins of one histogram of r: the stage's own check of values,
+ * against r->expected, or, for 256 bins, against the input's bytes. */
 static long wrong_bins(const struct input *in, const struct result *r, const unsigned *histo,
                        const char *what)
 {
+    if (r->values)
+        return r->values->wrong(r->values->context, histo, what, stderr);
     if (r->expected)
         return count_wrong_bins(histo, r->expected, bins_of(r), what, stderr);
     return verify_histogram(in->buffer, in->size, histo, what, stderr);
@@ -713,7 +730,7 @@ static void print_one(const struct stage *stage, const struct options *opt, cons
         printf("launch:     %ld blocks x %d threads\n", r->blocks, r->threads);
     else
         printf("threads:    %d\n", r->threads);
-    printf("Histogram Sum: %" PRIu64 "\n", sum_of(r));
+    print_sum(r);
     printf("kernel only: %10.3f ms %9.2f GB/s  (median of %d run%s after %d warm-up)\n",
            r->kernel_ms, gb_per_s(in->size, r->kernel_ms), opt->reps, opt->reps == 1 ? "" : "s",
            WARMUP_RUNS);
@@ -750,7 +767,7 @@ static void print_table(const struct options *opt, const struct input *in,
         if (results[i].histo) {
             if (results[i].bins)
                 printf("bins:       %u\n", results[i].bins);
-            printf("Histogram Sum: %" PRIu64 "\n", sum_of(&results[i]));
+            print_sum(&results[i]);
             break;
         }
     if (floor)
@@ -798,7 +815,7 @@ int report_results(const struct stage *stage, const struct options *opt, const s
             /* the end-to-end bins, and the last kernel-only run's where they differ
              * (the same wrong bin is reported once, not once per run) */
             bool both = r->kernel_histo &&
-                        memcmp(r->kernel_histo, r->histo, bins_of(r) * sizeof r->histo[0]) != 0;
+                        memcmp(r->kernel_histo, r->histo, words_of(r) * sizeof r->histo[0]) != 0;
             char what[160];
             snprintf(what, sizeof what, "%s%s", r->impl, both ? " (end to end)" : "");
             bad = wrong_bins(in, r, r->histo, what);
@@ -834,8 +851,15 @@ int report_results(const struct stage *stage, const struct options *opt, const s
             print_table(opt, in, results, verified, count);
     }
     if (opt->print_bins && first_histogram)
-        for (unsigned bin = 0; bin < bins_of(first_histogram); bin++)
-            printf("%u: %u\n", bin, first_histogram->histo[bin]);
+        for (unsigned bin = 0; bin < bins_of(first_histogram); bin++) {
+            const struct values *v = first_histogram->values;
+            printf("%u: ", bin);
+            if (v)
+                v->print(v->context, stdout, first_histogram->histo, bin);
+            else
+                printf("%u", first_histogram->histo[bin]);
+            putchar('\n');
+        }
     free(verified);
     if (wrong) {
         fprintf(stderr, "%s: verification FAILED: %ld bin%s differ%s from the CPU reference\n",

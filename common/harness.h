@@ -40,7 +40,7 @@ struct stage_option {
     const char *value; /* what --help shows for its value ("N"), or NULL: a flag */
     const char *help;  /* one line for --help */
 };
-#define MAX_STAGE_OPTIONS 8
+#define MAX_STAGE_OPTIONS 12
 
 /* What a stage tells the shared parser and printer about itself. */
 struct stage {
@@ -196,6 +196,20 @@ struct launch {
 
 /* ---------------------------------------------------------------- results -- */
 
+/* Values that are not counts (08's float sums, minima, values of several
+ * parts): how the report checks, sums up and prints them. A bin is words
+ * 32-bit words of histo. */
+struct values {
+    unsigned words;
+    /* how many of bins values in got are wrong, each of the first few told
+     * on report as "PROGRAM: what: bin B ...", then how many more */
+    long (*wrong)(const void *context, const unsigned int *got, const char *what, FILE *report);
+    /* one bin's value, after "B: ", for --print-bins */
+    void (*print)(const void *context, FILE *out, const unsigned int *got, unsigned bin);
+    const char *sum; /* the report's line in place of "Histogram Sum: N" */
+    const void *context;
+};
+
 struct result {
     const char *impl;                 /* the variant that ran */
     const char *device;               /* GPU or CPU name */
@@ -211,6 +225,7 @@ struct result {
      * report counts itself. */
     unsigned bins;
     const unsigned int *expected;
+    const struct values *values; /* NULL: counts */
 };
 
 /* Verifies, prints the report (or the CSV header and row) and the bins if asked;

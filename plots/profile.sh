@@ -63,7 +63,7 @@ stall_reasons=(long_scoreboard short_scoreboard mio_throttle lg_throttle membar 
 # DeviceHistogram*Kernel (05's cub and every 06 row), not the read-only
 # yardstick. Each one's launch number WARMUP_RUNS + 1 (common/harness.h) is
 # the first timed kernel-only run, the one the stage's "kernel ms" measures.
-kernel_regex='histo|Histogram'
+kernel_regex='histo|Histogram|gh_kernel|SegmentedReduce|ReduceByKey'
 warmup_runs=$(awk '$1 == "#define" && $2 == "WARMUP_RUNS" { print $3 }' common/harness.h)
 [[ $warmup_runs =~ ^[0-9]+$ ]] || { echo "profile: no '#define WARMUP_RUNS N' in common/harness.h" >&2; exit 1; }
 
