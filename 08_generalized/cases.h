@@ -20,14 +20,25 @@
 #include <math.h>
 #include <stdlib.h>
 
-enum { OPT_KEYS, OPT_BINS, OPT_RANGE, OPT_CHANNELS, OPT_WEIGHTS, OPT_OP, OPT_SOFT, OPT_ROWS,
-       OPT_HUE, OPT_CHART, OPT_SWEEP };
+enum {
+    OPT_KEYS,
+    OPT_BINS,
+    OPT_RANGE,
+    OPT_CHANNELS,
+    OPT_WEIGHTS,
+    OPT_OP,
+    OPT_SOFT,
+    OPT_ROWS,
+    OPT_HUE,
+    OPT_CHART,
+    OPT_SWEEP
+};
 enum op { OP_SUM, OP_MIN, OP_MAX, OP_MEAN };
 static const char *const op_names[] = {"sum", "min", "max", "mean"};
 
 /* What one case asks for: the options, or a case of --sweep. */
 struct request {
-    int key_bytes; /* 1, 2 or 4; 0: f32 keys */
+    int key_bytes;  /* 1, 2 or 4; 0: f32 keys */
     long long bins; /* per channel; 0: the default */
     const char *range;
     int channels;
@@ -42,12 +53,12 @@ struct request {
 static struct request sweep_case(int c)
 {
     static const struct request cases[SWEEP_CASES] = {
-        {1, 0, NULL, 4},                        /* RGBA */
-        {1},                                    /* u8 keys, 256 bins */
-        {0, 1000},                              /* f32 keys, 1000 bins */
-        {0, 1000, NULL, 1, true},               /* ... weighted */
-        {2},                                    /* u16 keys, 65536 bins */
-        {2, 3000, "100:60000"},                 /* u16 keys, 3000 bins of 59900 values */
+        {1, 0, NULL, 4},                         /* RGBA */
+        {1},                                     /* u8 keys, 256 bins */
+        {0, 1000},                               /* f32 keys, 1000 bins */
+        {0, 1000, NULL, 1, true},                /* ... weighted */
+        {2},                                     /* u16 keys, 65536 bins */
+        {2, 3000, "100:60000"},                  /* u16 keys, 3000 bins of 59900 values */
         {0, 1000, NULL, 1, true, false, OP_MIN}, /* the least weight per bin */
         {0, 1000, NULL, 1, true, false, OP_MAX},
         {0, 0, NULL, 1, false, false, 0, 50, 1000000}, /* the design document's row sums */
@@ -86,7 +97,8 @@ static struct request request_from(const struct stage *stage, const struct optio
     if (v[OPT_ROWS] && opt->size_given)
         usage_error(stage, "--rows makes its own input, R x C floats: leave out --size");
     int cases = !!v[OPT_ROWS] + r.image + !!v[OPT_SWEEP];
-    bool keys_asked = v[OPT_KEYS] || v[OPT_BINS] || v[OPT_RANGE] || r.weights || r.soft || v[OPT_OP];
+    bool keys_asked =
+        v[OPT_KEYS] || v[OPT_BINS] || v[OPT_RANGE] || r.weights || r.soft || v[OPT_OP];
     if (cases > 1 || (cases && keys_asked) || (v[OPT_CHANNELS] && (v[OPT_ROWS] || v[OPT_SWEEP])))
         usage_error(stage, "--rows, --image and --sweep each make their own input: one of them, "
                            "without --keys, --bins, --range, --weights, --soft or --op");
@@ -115,7 +127,7 @@ struct job {
     struct even_bins range; /* KEYS: NARROW, WIDE */
     struct float_bins frange;
     struct rows_rule rows;
-    double lo, hi;       /* the range, for CUB's levels */
+    double lo, hi;        /* the range, for CUB's levels */
     unsigned bins, total; /* per channel, and in all (bins x channels) */
     unsigned cols;
     size_t n, items;   /* keys (elements, pixels), and the transform's items */
@@ -143,8 +155,8 @@ static struct job job_from(const struct stage *stage, const struct options *opt,
     } else if (r->key_bytes) {
         j.kind = KEYS, j.key_bytes = r->key_bytes;
         uint64_t values = (uint64_t)1 << (8 * r->key_bytes), lo = 0, hi = values;
-        if (r->range && (sscanf(r->range, "%" SCNu64 ":%" SCNu64, &lo, &hi) != 2 || lo >= hi ||
-                         hi > values)) {
+        if (r->range &&
+            (sscanf(r->range, "%" SCNu64 ":%" SCNu64, &lo, &hi) != 2 || lo >= hi || hi > values)) {
             snprintf(why, sizeof why, "--range: u%d keys need LO:HI with 0 <= LO < HI <= %" PRIu64,
                      8 * r->key_bytes, values);
             usage_error(stage, why);
@@ -155,16 +167,16 @@ static struct job job_from(const struct stage *stage, const struct options *opt,
         if (even_bins_make(&j.range, lo, hi, j.bins, why, sizeof why))
             usage_error(stage, why);
         j.rule = lo == 0 && hi == values && j.bins == values && values <= 65536 ? FULL
-                 : j.range.wide                                                ? WIDE
-                                                                               : NARROW;
+                 : j.range.wide                                                 ? WIDE
+                                                                                : NARROW;
         if (j.channels > 1 && (r->key_bytes != 1 || j.rule != FULL))
             usage_error(stage, "--channels takes u8 keys, every value its own bin (256 a channel)");
         j.lo = (double)lo, j.hi = (double)hi;
-        snprintf(j.name, sizeof j.name, "u%d%s%.0d/%u", 8 * r->key_bytes,
-                 j.channels > 1 ? "x" : "", j.channels > 1 ? j.channels : 0, j.bins);
+        snprintf(j.name, sizeof j.name, "u%d%s%.0d/%u", 8 * r->key_bytes, j.channels > 1 ? "x" : "",
+                 j.channels > 1 ? j.channels : 0, j.bins);
         if (r->range)
-            snprintf(j.name + strlen(j.name), sizeof j.name - strlen(j.name), "/%" PRIu64 "-%" PRIu64,
-                     lo, hi);
+            snprintf(j.name + strlen(j.name), sizeof j.name - strlen(j.name),
+                     "/%" PRIu64 "-%" PRIu64, lo, hi);
     } else {
         j.kind = FLOATS, j.bins = (unsigned)(r->bins ? r->bins : 1000);
         float lo = 0, hi = 1;
@@ -185,7 +197,9 @@ static struct job job_from(const struct stage *stage, const struct options *opt,
         j.emit = r->soft ? SOFT : !r->weights ? COUNT : r->op == OP_MEAN ? MOMENTS : WEIGHT;
         j.words = j.emit == MOMENTS ? 3 : 1, j.lo = lo, j.hi = hi;
         snprintf(j.name, sizeof j.name, "f32/%u%s%s", j.bins, r->soft || r->weights ? "/" : "",
-                 r->soft ? "soft" : r->weights ? op_names[r->op] : "");
+                 r->soft      ? "soft"
+                 : r->weights ? op_names[r->op]
+                              : "");
     }
     j.total = j.bins * j.channels;
     size_t key = j.kind == KEYS ? (size_t)j.key_bytes * j.channels : 4;
@@ -284,9 +298,9 @@ static struct input input_for(const struct stage *stage, const struct options *o
 
 /* The CPU's values, bin by bin, word by word, and how each is checked. */
 struct expected {
-    unsigned *words;   /* exact words: counts, minima, maxima, picks */
+    unsigned *words;          /* exact words: counts, minima, maxima, picks */
     double *sums, *tolerance; /* float sums: the CPU's sum, and how far the GPU's may be */
-    unsigned float_sums; /* bit p: part p is a float sum */
+    unsigned float_sums;      /* bit p: part p is a float sum */
     size_t bytes;
     const struct job *job;
     char sum[160];
@@ -360,8 +374,9 @@ static void cpu_reference(const struct job *j, const unsigned char *buffer, stru
     uint64_t sum = 0, width = (uint64_t)(j->hi - j->lo);
     if (j->kind == KEYS)
         for (size_t i = 0; i < j->n; i++) {
-            uint32_t key = j->key_bytes == 1 ? buffer[i] : j->key_bytes == 2 ? ((const uint16_t *)buffer)[i]
-                                                                               : ((const uint32_t *)buffer)[i];
+            uint32_t key = j->key_bytes == 1   ? buffer[i]
+                           : j->key_bytes == 2 ? ((const uint16_t *)buffer)[i]
+                                               : ((const uint32_t *)buffer)[i];
             uint64_t d = (uint64_t)key - (uint64_t)j->lo;
             if (key >= j->lo && d < width)
                 e->words[(i % j->channels) * j->bins + d * j->bins / width]++, sum++;
@@ -413,10 +428,9 @@ static void cpu_reference(const struct job *j, const unsigned char *buffer, stru
         e->tolerance[w] = (terms[w] + 2) * ldexp(e->tolerance[w], -24);
     }
     free(terms);
-    e->float_sums = j->kind == ROWS || j->emit == SOFT || (j->emit == WEIGHT && j->op == OP_SUM)
-                       ? 1
-                   : j->emit == MOMENTS ? 6
-                                        : 0;
+    e->float_sums = j->kind == ROWS || j->emit == SOFT || (j->emit == WEIGHT && j->op == OP_SUM) ? 1
+                    : j->emit == MOMENTS                                                         ? 6
+                                         : 0;
     if (j->kind == KEYS || (j->kind == FLOATS && j->emit == COUNT))
         return; /* counts: the report checks them against e->words */
     if (e->float_sums == 1)

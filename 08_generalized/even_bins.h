@@ -140,8 +140,14 @@ static inline int even_bins_make(struct even_bins *r, uint64_t lo, uint64_t hi, 
                  (unsigned long long)hi);
         return 2;
     }
-    *r = (struct even_bins){(uint32_t)lo, hi - lo, (uint32_t)(hi - lo - 1), (uint32_t)bins,
-                            false, 0, 1, 0}; /* bins == width: m = 2^32 */
+    *r = (struct even_bins){(uint32_t)lo,
+                            hi - lo,
+                            (uint32_t)(hi - lo - 1),
+                            (uint32_t)bins,
+                            false,
+                            0,
+                            1,
+                            0}; /* bins == width: m = 2^32 */
     if (bins == r->width)
         return 0;
     r->m_lo = (uint32_t)even_bins_reciprocal(r->bins, r->width, 32), r->m_hi = 0;
@@ -150,6 +156,33 @@ static inline int even_bins_make(struct even_bins *r, uint64_t lo, uint64_t hi, 
     r->wide = true;
     r->m64 = even_bins_reciprocal(r->bins, r->width, 64);
     return 0;
+}
+
+/* The same idea for a division by a constant: element e of a matrix of cols
+ * columns, row by row, is in row e / cols. m = ceil(2^32 / cols), held as
+ * m_hi x 2^32 + m_lo (m_hi is 1 only for one column), makes q = high word of
+ * e x m at most one above e / cols for every 32-bit e: q - e / cols =
+ * e x (m - 2^32 / cols) / 2^32, which is below 1. So one product says
+ * whether to take one off. */
+struct rows_rule {
+    uint32_t cols, m_lo, m_hi;
+};
+
+EVEN_BINS_FN struct rows_rule rows_rule_for(uint32_t cols)
+{
+    uint64_t m = (((uint64_t)1 << 32) + cols - 1) / cols;
+    struct rows_rule r = {cols, (uint32_t)m, (uint32_t)(m >> 32)};
+    return r;
+}
+
+EVEN_BINS_FN uint32_t row_of(const struct rows_rule *r, uint32_t e)
+{
+#ifdef __CUDA_ARCH__
+    uint32_t q = __umulhi(e, r->m_lo) + e * r->m_hi;
+#else
+    uint32_t q = (uint32_t)(((uint64_t)e * r->m_lo) >> 32) + e * r->m_hi;
+#endif
+    return (uint64_t)q * r->cols > e ? q - 1 : q;
 }
 
 #endif /* EVEN_BINS_H */

@@ -31,6 +31,10 @@
 
 /* --------------------------------------------------------- one way to count -- */
 
+/* The library's placements (gh_strategy), as --variant names them. */
+static const char *const placements[] = {"auto",      "per-lane",         "per-lane-halves",
+                                         "per-block", "per-block-halves", "global"};
+
 /* A row of the report: the library with one placement, or CUB. Its scratch
  * and CUB's are allocated when the row is planned, outside both times. */
 struct way {
@@ -42,7 +46,9 @@ struct way {
     void *scratch; /* the library's temp, or CUB's */
     size_t scratch_bytes;
     void *levels, *keys_out; /* CUB: HistogramRange's levels, ReduceByKey's keys and count */
-    struct launch shape;
+    dim3 launched;           /* the library's grid (x) and block (y); CUB's: none */
+    /* the library's: its other promises checked (check_library) */
+    long (*check)(const struct way *w, const unsigned char *dev, const struct expected *want);
 };
 
 /* The input a transform reads, on the GPU: the job's buffer at dev. */
@@ -68,11 +74,41 @@ template <typename C, typename T, typename In>
 static void launch_library(void *context, const unsigned char *dev, size_t, unsigned *out,
                            struct launch)
 {
-    const struct way *w = (const struct way *)context;
+    struct way *w = (struct way *)context;
     const T &t = *(const T *)w->transform;
-    gh_call call = {0, false, false, w->scratch, w->scratch_bytes, w->strategy};
+    gh_call call = {0, false, false, w->scratch, w->scratch_bytes, w->strategy, &w->launched};
     HANDLE_ERROR(gh_histogram(input_of((In *)NULL, w->job, dev), t, C(), 0, w->job->items,
                               w->job->total, (typename C::value_type *)out, call));
+}
+
+/* The library's other promises, on this way's placement: out in host
+ * memory, a stream and scratch of its own, the first half of the items and
+ * then the rest accumulated onto it; the whole must match the CPU. And two
+ * calls it must refuse (no bins; an end before the first item). Returns the
+ * wrong bins. */
+template <typename C, typename T, typename In>
+static long check_library(const struct way *w, const unsigned char *dev,
+                          const struct expected *want)
+{
+    const struct job *j = w->job;
+    In in = input_of((In *)NULL, j, dev);
+    const T &t = *(const T *)w->transform;
+    typename C::value_type *out = (typename C::value_type *)checked_malloc(j->total * sizeof *out);
+    gh_call call = {0, true, false, NULL, 0, w->strategy, NULL};
+    HANDLE_ERROR(cudaStreamCreate(&call.stream));
+    HANDLE_ERROR(gh_histogram(in, t, C(), 0, j->items / 2, j->total, out, call));
+    call.accumulate = true;
+    HANDLE_ERROR(gh_histogram(in, t, C(), j->items / 2, j->items, j->total, out, call));
+    if (gh_histogram(in, t, C(), 0, j->items, 0, out, call) != cudaErrorInvalidValue ||
+        gh_histogram(in, t, C(), 1, 0, j->total, out, call) != cudaErrorInvalidValue)
+        fail("gh_histogram did a call it must refuse (no bins, or end before first)");
+    HANDLE_ERROR(cudaStreamDestroy(call.stream));
+    const char *what = "library (host memory, halves accumulated)";
+    long wrong = want->values
+                     ? want->values->wrong(want, (unsigned *)out, what, stderr)
+                     : count_wrong_bins((unsigned *)out, want->words, j->total, what, stderr);
+    free(out);
+    return wrong;
 }
 
 /* CUB on the same buffer, where it counts the same thing: HistogramEven (one
@@ -85,7 +121,10 @@ enum cub_way { CUB_EVEN, CUB_RANGE, CUB_SEGMENTED, CUB_BY_KEY };
 
 struct row_key { /* ReduceByKey's key: element e's row */
     unsigned cols;
-    __host__ __device__ unsigned operator()(unsigned e) const { return e / cols; }
+    __host__ __device__ unsigned operator()(unsigned e) const
+    {
+        return e / cols;
+    }
 };
 
 template <typename Key, typename Level, int Channels, cub_way Way>
@@ -99,8 +138,8 @@ static void launch_cub(void *context, const unsigned char *dev, size_t, unsigned
     Level lo = (Level)j->lo, hi = (Level)j->hi;
     if constexpr (Way == CUB_RANGE) {
         HANDLE_ERROR(cub::DeviceHistogram::HistogramRange(scratch, bytes, (const Key *)dev, out,
-                                                          (int)j->bins + 1, (const Level *)w->levels,
-                                                          (int64_t)j->n));
+                                                          (int)j->bins + 1,
+                                                          (const Level *)w->levels, (int64_t)j->n));
     } else if constexpr (Way == CUB_SEGMENTED) {
         const unsigned *offsets = (const unsigned *)w->levels;
         HANDLE_ERROR(cub::DeviceSegmentedReduce::Sum(scratch, bytes, (const float *)dev,
@@ -110,10 +149,9 @@ static void launch_cub(void *context, const unsigned char *dev, size_t, unsigned
         auto rows = thrust::make_transform_iterator(thrust::counting_iterator<unsigned>(0),
                                                     row_key{j->cols});
         unsigned *keys_out = (unsigned *)w->keys_out;
-        HANDLE_ERROR(cub::DeviceReduce::ReduceByKey(scratch, bytes, rows, keys_out,
-                                                    (const float *)dev, (float *)out,
-                                                    keys_out + j->bins, cuda::std::plus<>(),
-                                                    (int64_t)j->n));
+        HANDLE_ERROR(cub::DeviceReduce::ReduceByKey(
+            scratch, bytes, rows, keys_out, (const float *)dev, (float *)out, keys_out + j->bins,
+            cuda::std::plus<>(), (int64_t)j->n));
     } else if constexpr (Channels == 1) {
         HANDLE_ERROR(cub::DeviceHistogram::HistogramEven(scratch, bytes, (const Key *)dev, out,
                                                          (int)j->bins + 1, lo, hi, (int64_t)j->n));
@@ -176,10 +214,14 @@ template <typename F> static void with_types(const struct job *j, F &&f)
     case KEYS:
         if (j->key_bytes == 1 && j->rule == FULL)
             switch (j->channels) {
-            case 1: return keys.template operator()<uint8_t, FULL, 1>();
-            case 2: return keys.template operator()<uint8_t, FULL, 2>();
-            case 3: return keys.template operator()<uint8_t, FULL, 3>();
-            default: return keys.template operator()<uint8_t, FULL, 4>();
+            case 1:
+                return keys.template operator()<uint8_t, FULL, 1>();
+            case 2:
+                return keys.template operator()<uint8_t, FULL, 2>();
+            case 3:
+                return keys.template operator()<uint8_t, FULL, 3>();
+            default:
+                return keys.template operator()<uint8_t, FULL, 4>();
             }
         if (j->key_bytes == 1)
             return keys.template operator()<uint8_t, NARROW, 1>();
@@ -190,16 +232,19 @@ template <typename F> static void with_types(const struct job *j, F &&f)
                                : keys.template operator()<uint32_t, NARROW, 1>();
     case FLOATS:
         switch (j->emit) {
-        case COUNT: return floats.template operator()<gh_count, COUNT>();
-        case MOMENTS: return floats.template operator()<sum_moments, MOMENTS>();
-        case SOFT: return floats.template operator()<sum_floats, SOFT>();
+        case COUNT:
+            return floats.template operator()<gh_count, COUNT>();
+        case MOMENTS:
+            return floats.template operator()<sum_moments, MOMENTS>();
+        case SOFT:
+            return floats.template operator()<sum_floats, SOFT>();
         default:
             return j->op == OP_MIN   ? floats.template operator()<min_floats, WEIGHT>()
                    : j->op == OP_MAX ? floats.template operator()<max_floats, WEIGHT>()
                                      : floats.template operator()<sum_floats, WEIGHT>();
         }
     case ROWS:
-        return f.template operator()<sum_floats, row_sums, matrix_in>(row_sums{j->rows});
+        return f.template operator()<sum_floats, row_sums, matrix_in>(row_sums{j->rows, j->bins});
     case HUES:
         return f.template operator()<combine_hue_stats, pixel_hues<false>, pixels_in>(
             pixel_hues<false>{j->bins});
@@ -225,10 +270,9 @@ static int cub_ways(const struct job *j, struct way *ways)
     } else if (j->kind == FLOATS && j->emit == COUNT) {
         add("cub-even", launch_cub<float, float, 1, CUB_EVEN>, CUB_EVEN);
     } else if (j->kind == KEYS && j->key_bytes == 1) {
-        const histo_launcher multi[] = {launch_cub<uint8_t, int, 1, CUB_EVEN>,
-                                        launch_cub<uint8_t, int, 2, CUB_EVEN>,
-                                        launch_cub<uint8_t, int, 3, CUB_EVEN>,
-                                        launch_cub<uint8_t, int, 4, CUB_EVEN>};
+        const histo_launcher multi[] = {
+            launch_cub<uint8_t, int, 1, CUB_EVEN>, launch_cub<uint8_t, int, 2, CUB_EVEN>,
+            launch_cub<uint8_t, int, 3, CUB_EVEN>, launch_cub<uint8_t, int, 4, CUB_EVEN>};
         add(j->channels > 1 ? "cub-multi-even" : "cub-even", multi[j->channels - 1], CUB_EVEN);
     } else if (j->kind == KEYS && j->key_bytes == 2) {
         add("cub-even", launch_cub<uint16_t, int, 1, CUB_EVEN>, CUB_EVEN);
@@ -247,23 +291,19 @@ static int plan_ways(const struct job *j, const struct stage *stage, const struc
     int count = 0;
     with_types(j, [&]<typename C, typename T, typename In>(const T &t) {
         static_assert(sizeof t <= sizeof ways[0].transform, "a transform fits in struct way");
-        gh_device d;
-        HANDLE_ERROR(gh_device_now(&d));
         for (int s = GH_AUTO; s <= GH_GLOBAL; s++) {
-            gh_strategy chosen = s == GH_AUTO ? gh_choose<C, T>(j->total, d) : (gh_strategy)s;
-            if (!variant_wants(stage, opt, gh_strategy_names[s]) || !gh_fits<C, T>(chosen, j->total, d))
+            gh_strategy chosen = s == GH_AUTO ? gh_choose<C, T>(j->total) : (gh_strategy)s;
+            if (!variant_wants(stage, opt, placements[s]) || !gh_fits<C, T>(chosen, j->total))
                 continue;
             struct way *w = &ways[count++];
             *w = {j, "", launch_library<C, T, In>};
+            w->check = check_library<C, T, In>;
             memcpy(w->transform, &t, sizeof t);
             w->strategy = chosen;
             snprintf(w->name, sizeof w->name, "%s%s", s == GH_AUTO ? "auto:" : "",
-                     gh_strategy_names[chosen]);
+                     placements[chosen]);
             w->scratch_bytes = gh_temp_bytes<C>(j->total, false);
             HANDLE_ERROR(cudaMalloc(&w->scratch, w->scratch_bytes ? w->scratch_bytes : 1));
-            dim3 shape;
-            HANDLE_ERROR((gh_shape<C, T, In>(chosen, j->total, 0, j->items, &shape)));
-            w->shape = {(long)shape.x, (int)shape.y};
         }
     });
     if (variant_wants(stage, opt, "cub"))
@@ -309,7 +349,8 @@ static int run_job(const struct stage *stage, const struct options *opt, const s
     results[0].kernel_ms =
         time_kernel_only(opt, in, dev, read_launch, launch_read, NULL, 1, &xor_kernel);
     if (!sweep)
-        results[0].total_ms = time_end_to_end(opt, in, read_launch, launch_read, NULL, 1, &xor_total);
+        results[0].total_ms =
+            time_end_to_end(opt, in, read_launch, launch_read, NULL, 1, &xor_total);
     if (xor_kernel != cpu_xor(in->buffer, in->size) || (!sweep && xor_total != xor_kernel))
         fail("the read-bandwidth kernel did not read every byte (its XOR is wrong)");
     unsigned words = j->total * j->words;
@@ -317,18 +358,27 @@ static int run_job(const struct stage *stage, const struct options *opt, const s
         kernel_out[i] = (unsigned *)checked_malloc((size_t)words * 4);
         trip_out[i] = (unsigned *)checked_malloc((size_t)words * 4);
         snprintf(names[i + 1], sizeof names[i + 1], "%s/%s", ways[i].name, j->name);
-        results[i + 1] = {names[i + 1],  gpu->name,     ways[i].shape.blocks, ways[i].shape.threads, 0, 0,
-                          kernel_out[i], kernel_out[i], j->total,             want.words,  want.values};
-        results[i + 1].kernel_ms = time_kernel_only(opt, in, dev, ways[i].shape, ways[i].launch,
-                                                    &ways[i], words, kernel_out[i]);
+        struct result *r = &results[i + 1];
+        *r = {names[i + 1], gpu->name};
+        r->histo = r->kernel_histo = kernel_out[i]; /* until a whole trip's replaces it */
+        r->bins = j->total, r->expected = want.words, r->values = want.values;
+        r->kernel_ms =
+            time_kernel_only(opt, in, dev, {0, 0}, ways[i].launch, &ways[i], words, kernel_out[i]);
+        r->blocks = ways[i].launched.x, r->threads = ways[i].launched.y; /* CUB's: none */
     }
+    long library_wrong = !sweep && ways[0].check ? ways[0].check(&ways[0], dev, &want) : 0;
     HANDLE_ERROR(cudaFree(dev)); /* so that the whole trips have the memory */
     for (int i = 0; i < count && !sweep; i++) {
         results[i + 1].total_ms =
-            time_end_to_end(opt, in, ways[i].shape, ways[i].launch, &ways[i], words, trip_out[i]);
+            time_end_to_end(opt, in, {0, 0}, ways[i].launch, &ways[i], words, trip_out[i]);
         results[i + 1].histo = trip_out[i];
     }
     int status = report_results(stage, opt, in, results, count + 1);
+    if (!sweep && ways[0].check && !opt->csv)
+        printf("library:    %s: out in host memory, on a stream of its own, half the items and "
+               "then the rest accumulated: %s\n",
+               ways[0].name, library_wrong ? "WRONG" : "as the CPU says");
+    status = library_wrong ? EXIT_FAILED : status;
     for (int i = 0; i < count; i++) {
         free_way(&ways[i]);
         free(kernel_out[i]);
@@ -342,22 +392,26 @@ static int run_job(const struct stage *stage, const struct options *opt, const s
 
 static const struct stage_option own_options[] = {
     {"--keys", "TYPE", "u8 (default), u16, u32 or f32: the input's bytes read as keys"},
-    {"--bins", "N", "even bins per channel (default: every u8 or u16 value; 65536 for u32, 1000 for f32)"},
+    {"--bins", "N",
+     "even bins per channel (default: every u8 or u16 value; 65536 for u32, 1000 for f32)"},
     {"--range", "LO:HI", "the keys' range (default: every value; [0, 1) for f32)"},
     {"--channels", "C", "1 to 4 interleaved channels of u8 keys, 256 bins each (4: RGBA)"},
-    {"--weights", NULL, "f32: a weight in [0, 1) per key, from the seed; --op says what a bin keeps"},
+    {"--weights", NULL,
+     "f32: a weight in [0, 1) per key, from the seed; --op says what a bin keeps"},
     {"--op", "OP", "with --weights: sum (default), min, max, or mean (mean and variance)"},
     {"--soft", NULL, "f32: each key's 1 split between the two bins whose centres are nearest"},
     {"--rows", "RxC", "the row sums of an R x C float matrix made from the input (R bins)"},
     {"--hue", "N", "with --image: per hue bin (N of 360 degrees), pixels, saturation, brightest"},
     {"--chart", "FILE", "with --hue: write the table chapter 08 draws"},
-    {"--sweep", NULL, "the chapter's cases in turn (RGBA, u8, u16, f32, weights, min, max, rows), kernel only"},
+    {"--sweep", NULL,
+     "the chapter's cases in turn (RGBA, u8, u16, f32, weights, min, max, rows), kernel only"},
     {NULL, NULL, NULL}};
 
 int main(int argc, char **argv)
 {
-    static const char *const variants[] = {"all", "auto", "per-lane", "per-block",
-                                           "per-block-halves", "global", "cub", NULL};
+    static const char *const variants[] = {
+        "all",    "auto", "per-lane", "per-lane-halves", "per-block", "per-block-halves",
+        "global", "cub",  NULL};
     const struct stage stage = {
         .dir = "08_generalized",
         .program = "hist_gpu_generalized",
@@ -370,7 +424,8 @@ int main(int argc, char **argv)
                 "of any order of float additions (cases.h).",
         .options = own_options,
         .launch_default = "the library's: as many blocks as fit at once, of 512 or 1024 threads",
-        .image_means = "a photograph: its RGBA (or --channels 3: RGB) bytes, or with --hue its hues"};
+        .image_means =
+            "a photograph: its RGBA (or --channels 3: RGB) bytes, or with --hue its hues"};
     struct options opt = options_or_exit(argc, argv, &stage);
     if (opt.blocks || opt.blocks_per_sm || opt.threads)
         usage_error(&stage, "the library chooses its own launch: leave out --blocks, "
@@ -389,7 +444,8 @@ int main(int argc, char **argv)
     struct input in = {};
     if (!sweep)
         in = input_for(&stage, &opt, &jobs[0]);
-    jobs[cases - 1].n = jobs[0].n, jobs[cases - 1].items = jobs[0].items; /* --hue: one photograph */
+    jobs[cases - 1].n = jobs[0].n,
+                 jobs[cases - 1].items = jobs[0].items; /* --hue: one photograph */
     struct gpu gpu = open_gpu(&stage);
 
     int status = EXIT_OK;

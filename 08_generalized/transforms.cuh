@@ -11,7 +11,8 @@
  *   pixel_hues                          a photograph's pixels: the key is the hue
  *
  * Items may run past the input's last key into the padding to 16 bytes that
- * the stage allocates; a transform emits nothing for those keys.
+ * the stage allocates; a transform emits nothing for those keys, nor for a
+ * key in no bin: every bin it emits is below its bins().
  */
 #ifndef TRANSFORMS_CUH
 #define TRANSFORMS_CUH
@@ -49,12 +50,20 @@ template <typename Key, int Rule, int Channels = 1> struct integer_keys {
     typedef uint4 item_type;
     static constexpr int outputs = 16 / sizeof(Key);
     static constexpr unsigned values = sizeof(Key) == 4 ? 0 : 1u << (8 * sizeof(Key));
-    static constexpr unsigned max_bins = Rule == FULL ? Channels * values
+    static constexpr unsigned max_bins = Rule == FULL       ? Channels * values
                                          : sizeof(Key) == 4 ? MAX_BINS
                                                             : values;
     struct even_bins rule; /* NARROW and WIDE */
 
-    __device__ uint4 read(const keys_in &in, size_t i) const { return in.vectors[i]; }
+    __host__ __device__ unsigned bins() const
+    {
+        return Rule == FULL ? max_bins : rule.bins;
+    }
+
+    __device__ uint4 read(const keys_in &in, size_t i) const
+    {
+        return in.vectors[i];
+    }
 
     template <typename Out>
     __device__ void operator()(const keys_in &in, const uint4 &item, size_t i, Out &out) const
@@ -67,21 +76,20 @@ template <typename Key, int Rule, int Channels = 1> struct integer_keys {
         if (first + outputs <= in.n) { /* every item but the last: no test per key */
 #pragma unroll
             for (int j = 0; j < outputs; j++)
-                out(bin_of(key[j], Channels == 3 ? channel++ % 3 : j % Channels));
+                count(key[j], Channels == 3 ? channel++ % 3 : j % Channels, out);
         } else {
             for (int j = 0; j < outputs && first + j < in.n; j++)
-                out(bin_of(key[j], Channels == 3 ? channel++ % 3 : j % Channels));
+                count(key[j], Channels == 3 ? channel++ % 3 : j % Channels, out);
         }
     }
 
-    __device__ unsigned bin_of(Key key, unsigned channel) const
+    template <typename Out> __device__ void count(Key key, unsigned channel, Out &out) const
     {
-        if constexpr (Rule == FULL)
-            return channel * values + key;
         uint32_t d = (uint32_t)key - rule.lo; /* a key below lo wraps past the last */
-        if (d > rule.last)
-            return NO_BIN;
-        return Rule == NARROW ? even_bins_narrow(&rule, d) : even_bins_wide(&rule, d);
+        if (Rule == FULL)
+            out(channel * values + key);
+        else if (d <= rule.last)
+            out(Rule == NARROW ? even_bins_narrow(&rule, d) : even_bins_wide(&rule, d));
     }
 };
 
@@ -135,6 +143,11 @@ template <int Emit> struct float_keys {
     static constexpr unsigned max_bins = MAX_BINS;
     struct float_bins rule;
 
+    __host__ __device__ unsigned bins() const
+    {
+        return rule.bins;
+    }
+
     __device__ item_type read(const floats_in &in, size_t i) const
     {
         if constexpr (has_weights)
@@ -162,15 +175,16 @@ template <int Emit> struct float_keys {
 
     template <typename Out> __device__ void emit_one(float key, float weight, Out &out) const
     {
+        unsigned bin = float_bin(rule, key);
+        if (bin == NO_BIN)
+            return;
         if constexpr (Emit == COUNT) {
-            out(float_bin(rule, key));
+            out(bin);
         } else if constexpr (Emit == WEIGHT) {
-            out(float_bin(rule, key), weight);
+            out(bin, weight);
         } else if constexpr (Emit == MOMENTS) {
-            out(float_bin(rule, key), moments{1, weight, MUL(weight, weight)});
+            out(bin, moments{1, weight, MUL(weight, weight)});
         } else {
-            if (!(key >= rule.lo && key < rule.hi))
-                return;
             /* its place in bin widths from bin 0's centre */
             float place = MUL(key - rule.lo, rule.scale) - 0.5f;
             float below = floorf(place), share = place - below;
@@ -184,30 +198,7 @@ template <int Emit> struct float_keys {
 /* -------------------------------------------------------------- row sums -- */
 
 /* A matrix of rows x cols floats, row by row: element e is in row e / cols,
- * found with no divide. m = ceil(2^32 / cols), held as m_hi x 2^32 + m_lo
- * (m_hi is 1 only for one column), makes q = high word of e x m at most one
- * above e / cols for every 32-bit e: q - e / cols = e x (m - 2^32 / cols) /
- * 2^32, below 1. So one product says whether to take one off. */
-struct rows_rule {
-    uint32_t cols, m_lo, m_hi;
-};
-
-__host__ __device__ inline struct rows_rule rows_rule_for(uint32_t cols)
-{
-    uint64_t m = (((uint64_t)1 << 32) + cols - 1) / cols;
-    return {cols, (uint32_t)m, (uint32_t)(m >> 32)};
-}
-
-__host__ __device__ inline uint32_t row_of(const struct rows_rule &r, uint32_t e)
-{
-#ifdef __CUDA_ARCH__
-    uint32_t q = __umulhi(e, r.m_lo) + e * r.m_hi;
-#else
-    uint32_t q = (uint32_t)(((uint64_t)e * r.m_lo) >> 32) + e * r.m_hi;
-#endif
-    return (uint64_t)q * r.cols > e ? q - 1 : q;
-}
-
+ * by even_bins.h's rows_rule, with no divide per element. */
 struct matrix_in {
     const float4 *values;
     size_t n; /* rows x cols, at most 2^32 */
@@ -217,23 +208,32 @@ struct row_sums {
     typedef float4 item_type;
     static constexpr int outputs = 4;
     static constexpr unsigned max_bins = MAX_BINS;
-    struct rows_rule rows;
+    struct rows_rule rule;
+    unsigned rows;
 
-    __device__ float4 read(const matrix_in &in, size_t i) const { return in.values[i]; }
+    __host__ __device__ unsigned bins() const
+    {
+        return rows;
+    }
+
+    __device__ float4 read(const matrix_in &in, size_t i) const
+    {
+        return in.values[i];
+    }
 
     template <typename Out>
     __device__ void operator()(const matrix_in &in, const float4 &item, size_t i, Out &out) const
     {
         uint32_t first = (uint32_t)(4 * i);
-        unsigned row = row_of(rows, first);
+        unsigned row = row_of(&rule, first);
         /* four in one row (nearly always): add them here, one output */
-        if (first + 4 <= in.n && row_of(rows, first + 3) == row) {
+        if (first + 4 <= in.n && row_of(&rule, first + 3) == row) {
             out(row, ((item.x + item.y) + item.z) + item.w);
             return;
         }
         const float value[4] = {item.x, item.y, item.z, item.w};
         for (int j = 0; j < 4 && first + j < in.n; j++)
-            out(row_of(rows, first + j), value[j]);
+            out(row_of(&rule, first + j), value[j]);
     }
 };
 
@@ -263,8 +263,9 @@ __host__ __device__ inline struct hsv hsv_of(unsigned r, unsigned g, unsigned b,
     if (chroma == 0)
         return p;
     /* the hue in degrees times chroma: 60 x (sector x chroma + offset), in [0, 360 x chroma) */
-    long long h = high == r ? 60LL * ((long long)g - b) : high == g ? 60LL * (2 * chroma + b - (long long)r)
-                                                                    : 60LL * (4 * chroma + r - (long long)g);
+    long long h = high == r   ? 60LL * ((long long)g - b)
+                  : high == g ? 60LL * (2 * chroma + b - (long long)r)
+                              : 60LL * (4 * chroma + r - (long long)g);
     if (h < 0)
         h += 360LL * chroma;
     p.hue_bin = (unsigned)(h * bins / (360LL * chroma));
@@ -285,7 +286,10 @@ struct pick {
     unsigned saturation, pixel;
 };
 struct most_saturated : gh_cas<pick> {
-    __host__ __device__ static pick identity() { return {0, 0xffffffffu}; }
+    __host__ __device__ static pick identity()
+    {
+        return {0, 0xffffffffu};
+    }
     __host__ __device__ pick operator()(pick a, pick b) const
     {
         if (a.saturation != b.saturation)
@@ -301,7 +305,12 @@ template <bool Pick> struct pixel_hues {
     typedef rgb item_type;
     static constexpr int outputs = 1;
     static constexpr unsigned max_bins = 360;
-    unsigned bins;
+    unsigned hue_bins;
+
+    __host__ __device__ unsigned bins() const
+    {
+        return hue_bins;
+    }
 
     __device__ rgb read(const pixels_in &in, size_t i) const
     {
@@ -311,7 +320,9 @@ template <bool Pick> struct pixel_hues {
     template <typename Out>
     __device__ void operator()(const pixels_in &, const rgb &p, size_t i, Out &out) const
     {
-        struct hsv c = hsv_of(p.r, p.g, p.b, bins);
+        struct hsv c = hsv_of(p.r, p.g, p.b, hue_bins);
+        if (c.hue_bin == NO_BIN) /* grey: no hue */
+            return;
         if constexpr (Pick)
             out(c.hue_bin, pick{c.saturation, (unsigned)i});
         else
