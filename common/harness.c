@@ -299,8 +299,8 @@ static int parse_one(struct options *opt, const struct stage *stage, const char 
         status = parse_int(opt, name, value, 1, INT32_MAX, &n);
         if (status == EXIT_OK && n != BINS)
             return option_error(opt,
-                                "--bins: %s counts %d bins, one per byte value (07_any_bins "
-                                "takes any number)",
+                                "--bins: %s counts %d bins, one per byte value (07_many_bins "
+                                "and 08_generalized take --bins of their own)",
                                 stage->program, BINS);
         return status;
     }

@@ -33,8 +33,9 @@
 #                grid from SMs / 8 to 64 x SMs), and 07's strategies from 2 to
 #                2^20 bins (default: yes where a GPU is; a lab needs no sweep)
 #   BENCH_BINS_SIZE  bytes of 32-bit keys in 07's bins sweep (default 1G)
-#   BENCH_BINS_REPS  timed runs per measurement in 07's bins sweep (default 3:
-#                each end-to-end run copies BENCH_BINS_SIZE bytes in)
+#   BENCH_BINS_REPS  timed runs per measurement in 07's bins sweep (default 5,
+#                as in its recorded sweeps, results/sweep-07-many-bins-*.csv;
+#                the sweep times kernels only)
 #   BENCH_ONLY   an extended regular expression: make only the runs whose line
 #                (run-kind|program|options, as the progress lines show them)
 #                matches, and the read-only kernel's runs that give them their
@@ -133,7 +134,7 @@ plan() {
         if [ $data = image ]; then input="--image $image"; else input="--data $data --size $size"; fi
         case $data in uniform | image) echo "main|plots/read_bandwidth/read_bandwidth|$input" ;; esac
         for folder in "${folders[@]}"; do
-            # the photograph is counted as it is: no run that sets a key type or channels (07)
+            # the photograph is counted as it is: no run that sets a key type or channels (08)
             stage_plan main "$input" "$folder" "${devices[$folder]:-}" |
                 { [ $data = image ] && grep -v -e '--keys' -e '--channels' || cat; }
         done
@@ -169,21 +170,20 @@ plan() {
     for data in skewed constant; do
         echo "size-sweep|$(stage_program 05_privatized)|--size 1G --data $data"
     done
+    # An experiment on one stage, not on the stage list: 07's strategies from 2
+    # to 2^20 bins on 32-bit keys (BENCH_BINS_SIZE bytes), one --sweep per
+    # input: each bin count its own read-only floor, then every strategy that
+    # holds the bins, auto's choice and CUB, kernel only
+    local bins_size=${BENCH_BINS_SIZE:-1G}
+    echo "bins-sweep|plots/read_bandwidth/read_bandwidth|--size $bins_size"
+    for data in uniform skewed constant; do
+        echo "bins-sweep|$(stage_program 07_many_bins)|--size $bins_size --data $data --sweep --reps ${BENCH_BINS_REPS:-5}"
+    done
     # An experiment on one stage, not on the stage list: coarsening. 05's grid
     # from SMs / 8 to 64 x SMs blocks, so that each thread counts from many
     # bytes to few (bytes / (blocks x threads), from the row's columns): one
     # byte per load (book-occupancy), and 32 per step of the loop (unrolled),
     # on uniform, skewed and constant bytes
-    # An experiment on one stage, not on the stage list: 07's strategies from 2
-    # to 2^20 bins on 32-bit keys (BENCH_BINS_SIZE bytes), each run holding
-    # every strategy that holds the bins, CUB and its own read-only floor
-    local bins bins_size=${BENCH_BINS_SIZE:-1G}
-    echo "bins-sweep|plots/read_bandwidth/read_bandwidth|--size $bins_size"
-    for data in uniform skewed constant; do
-        for bins in 2 8 32 256 1024 4096 16384 65536 262144 1048576; do
-            echo "bins-sweep|$(stage_program 07_any_bins)|--size $bins_size --data $data --bins $bins --reps ${BENCH_BINS_REPS:-3}"
-        done
-    done
     sms=$(sm_count)
     [ -n "$sms" ] || { echo "bench: no coarsening sweep: 05_privatized does not run here" >&2; return 0; }
     for data in uniform skewed constant; do

@@ -3,11 +3,11 @@
 #     stage impl input launch kernel_ms total_ms gbps verified device [kind]
 # or a stage that gave no row, with its reason:
 #     stage why
-# Each column is as wide as its widest cell, so no name is cut: a 07 variant
-# (auto:per-block/u32/65536) and a device keep every character. The device
-# comes last, where a long name only makes its own line longer. One name is
-# shortened, keeping what it says: PoCL names its CPU device
-# "<driver>-<LLVM's name for the CPU>-<the CPU's model>"
+# Each column is as wide as its widest cell, so no name is cut: a 07 or 08
+# variant (auto:per-block-halves/65536, cub-multi-even/u8x4/256) and a device
+# keep every character. The device comes last, where a long name only makes
+# its own line longer. One name is shortened, keeping what it says: PoCL
+# names its CPU device "<driver>-<LLVM's name for the CPU>-<the CPU's model>"
 # (pthread-skylake-avx512-AMD EPYC), shown as "AMD EPYC (PoCL)" where the model
 # is this machine's CPU (-v host_cpu=..., as /proc/cpuinfo names it).
 #
@@ -37,16 +37,9 @@ function device_name(name,    model, driver) {
     return driver ~ /^(pthread|cpu|basic|tbb)-/ ? host_cpu " (PoCL)" : name
 }
 
-# A stage's number, where its folder has one: the short table's stage column.
-# A second folder of one number (07_many_bins, then 07_any_bins) is 07b, as
-# its chapter is, in the order the rows come (stages.txt's).
-function stage_number(folder,    number) {
-    if (folder !~ /^[0-9]+_/) return folder
-    if (!(folder in label)) {
-        number = substr(folder, 1, index(folder, "_") - 1)
-        label[folder] = number (seen[number]++ ? sprintf("%c", 97 + seen[number] - 1) : "")
-    }
-    return label[folder]
+# A stage's number, where its folder has one: the short table's stage column
+function stage_number(folder) {
+    return folder ~ /^[0-9]+_/ ? substr(folder, 1, index(folder, "_") - 1) : folder
 }
 
 # A row of the short table: stage variant launch kernel total gbps verified,
@@ -56,7 +49,7 @@ function short_row(    variant) {
     if (variant ~ /^read-bandwidth(\/|$)/ || ($5 == "-" && $7 == "-")) {
         if ($1 in floor_shown) return ""
         floor_shown[$1] = floors = 1
-        sub(/\/.*/, "", variant)    # 07's /u32/65536: the same bytes, read the same way
+        sub(/\/.*/, "", variant)    # 08's /u8x4/256: the same bytes, read the same way
         variant = variant " (floor)"
     }
     if (NF >= 10 && $10 != "") variant = variant " (" $10 ")"

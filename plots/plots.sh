@@ -53,22 +53,33 @@ coarsening() {
                      END { for (i = 1; i <= count; i++) printf "\"%s\"\t0\n%s\n\n", order[i], points[order[i]] }'
 }
 
-# bins CSV DATA: 07's bins sweep on one input for bins.gp, a block per
-# strategy (auto's choice as "auto"): its name, then a line per run: bins,
-# GB/s of keys. The floor is 07's own read-only row.
+# bins CSV DATA: 07's bins sweep (07_many_bins --sweep) on one input, for
+# bins.gp: a block per line of the chart, its name, then a line per bin count:
+# bins, GB/s of keys. Each bin count's rows open with 07's own read-only row,
+# named read-bandwidth without the bins: the floor, whose block comes first;
+# then strategy/bins, auto's choice (auto:strategy/bins) as "auto".
 bins() {
-    local row
+    local row floor="" bins impl
     { grep -F ',bins-sweep,' "$1" || true; } | while IFS= read -r row; do
         split_csv "$row" # stage,impl,device,data,bytes,seed,blocks,threads,reps,kernel_ms,total_ms,gbps,verified,pct,run
-        if [ "${FIELDS[0]}" = 07_any_bins ] && [ "${FIELDS[3]}" = "$2" ] &&
-            [ "${FIELDS[12]}" = yes ] && [ "${FIELDS[14]:-}" = bins-sweep ]; then
-            impl=${FIELDS[1]%%/*} rest=${FIELDS[1]#*/}
-            printf '%s\t%s\t%s\n' "${impl%%:*}" "${rest#*/}" "${FIELDS[11]}"
+        [ "${FIELDS[0]}" = 07_many_bins ] && [ "${FIELDS[3]}" = "$2" ] &&
+            [ "${FIELDS[14]:-}" = bins-sweep ] || continue
+        if [ "${FIELDS[1]}" = read-bandwidth ]; then
+            floor=${FIELDS[11]}
+            continue
         fi
+        bins=${FIELDS[1]##*/}
+        [ -z "$floor" ] || printf 'read-bandwidth\t%s\t%s\n' "$bins" "$floor"
+        floor=""
+        [ "${FIELDS[12]}" = yes ] || continue # a wrong histogram is not drawn
+        impl=${FIELDS[1]%/*}
+        printf '%s\t%s\t%s\n' "${impl%%:*}" "$bins" "${FIELDS[11]}"
     done | sort -t"$(printf '\t')" -k1,1 -s -k2,2n |
         awk -F'\t' '!($1 in seen) { seen[$1] = 1; order[++count] = $1 }
                    { points[$1] = points[$1] sprintf("%s\t%s\n", $2, $3) }
-                   END { for (i = 1; i <= count; i++) printf "\"%s\"\t0\n%s\n\n", order[i], points[order[i]] }'
+                   END { if ("read-bandwidth" in seen) printf "\"read-bandwidth\"\t0\n%s\n\n", points["read-bandwidth"]
+                         for (i = 1; i <= count; i++) if (order[i] != "read-bandwidth")
+                             printf "\"%s\"\t0\n%s\n\n", order[i], points[order[i]] }'
 }
 
 draw() { # draw SCRIPT DATA NAME TITLE [gnuplot settings]: renders NAME.png and NAME.svg
@@ -81,9 +92,11 @@ draw() { # draw SCRIPT DATA NAME TITLE [gnuplot settings]: renders NAME.png and 
     echo "plots: $out/$name.png"
 }
 
-# make bench's CSVs; make profile's profile-*.csv beside them hold Nsight Compute's metrics
-# (and make lab's comparison.csv, in a lab's folder: the lab's numbers, not a machine's)
-csvs=$(ls "$results"/*.csv 2>/dev/null | grep -v -e '/profile-[^/]*\.csv$' -e '/comparison\.csv$' || true)
+# make bench's CSVs; make profile's profile-*.csv beside them hold Nsight Compute's metrics,
+# a stage's own recorded sweeps, sweep-*.csv, its program's columns alone (make many-bins
+# draws them), and make lab's comparison.csv, in a lab's folder, the lab's numbers
+csvs=$(ls "$results"/*.csv 2>/dev/null |
+    grep -v -e '/profile-[^/]*\.csv$' -e '/sweep-[^/]*\.csv$' -e '/comparison\.csv$' || true)
 [ -n "$csvs" ] || { echo "plots: no CSV in $results: run make bench first"; exit 1; }
 for csv in $csvs; do
     slug=$(basename "$csv" .csv)
@@ -106,10 +119,13 @@ for csv in $csvs; do
     coarsening "$csv" >"$tmp/coarsening"
     draw coarsening "$tmp/coarsening" "$slug-coarsening" \
         "Stage 05 with more or fewer bytes per thread (coarsening), $machine ($size)"
+    # the bins sweep's keys: BENCH_BINS_SIZE bytes (1 GiB unless the bench was told otherwise)
+    keys=$({ grep -m1 '^07_many_bins,.*,bins-sweep,' "$csv" || true; } | cut -d, -f5 |
+        awk '{ g = $1 >= 1073741824; printf "%g %s", $1 / (g ? 1073741824 : 1048576), g ? "GiB" : "MiB" }')
     for kind in uniform skewed constant; do
         bins "$csv" "$kind" >"$tmp/bins"
         draw bins "$tmp/bins" "$slug-bins-$kind" \
-            "Stage 07 from 2 to 2^20 bins: 1 GiB of $kind 32-bit keys, $machine"
+            "Stage 07 from 2 to 2^20 bins: $keys of $kind 32-bit keys, $machine"
     done
 done
 for csv in $csvs; do

@@ -17,7 +17,7 @@
 #   PROFILE_RUNS   a file of runs to profile instead of every stage's, one
 #                  "folder|options" a line (# comments); their CSV is
 #                  profile-<machine>-<NAME>.csv for a file profile-NAME.runs, so that
-#                  the whole profile stays as recorded (plots/profile-07.runs)
+#                  the whole profile stays as recorded (plots/profile-07-many-bins.runs)
 #   NCU            the ncu to run (default: the first of PATH, $CUDA_HOME/bin,
 #                  /usr/local/cuda/bin, the newest /opt/nvidia/nsight-compute/*/)
 # A run that the stage refuses as bad usage (exit 2: 07's strategies that do

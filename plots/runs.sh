@@ -7,10 +7,10 @@ stage_program() {
 }
 
 # sets_input OPTIONS: true when a run picks its own input (--image, --file,
-# --data, --size, with a space or '='), so that it runs only where the caller
-# has not chosen the input itself
+# --data, --size, or 08's --rows, which makes its own matrix; with a space or
+# '='), so that it runs only where the caller has not chosen the input itself
 sets_input() {
-    [[ " $1 " =~ \ --(image|file|data|size)[\ =] ]]
+    [[ " $1 " =~ \ --(image|file|data|size|rows)[\ =] ]]
 }
 
 # opencl_kinds PROGRAM: '--platform P --device D|KIND' for every device
@@ -42,7 +42,7 @@ brief_runs() {
         { sub(/#.*/, "") }
         NF == 0 { next }
         !($1 in known) { why = $1 " is not a stage in stages.txt" }
-        match($0, /[ \t]--(image|file|data|size)([ \t=]|$)/) {
+        match($0, /[ \t]--(image|file|data|size|rows)([ \t=]|$)/) {
             option = substr($0, RSTART + 1, RLENGTH - 1)
             sub(/[ \t=]$/, "", option)
             why = option " sets the input, which the demo and the bench choose"

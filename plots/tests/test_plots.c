@@ -291,30 +291,29 @@ START_TEST(test_demo_table_explains_a_kernel_time_above_the_trip)
 END_TEST
 
 /* demo-table.awk lines up the demo's rows, each column as wide as its widest
- * cell: a device or a 07 variant of any length shows whole, and every number
+ * cell: a device or an 08 variant of any length shows whole, and every number
  * ends under the end of its heading. PoCL's name for its CPU device
  * (driver-LLVM's CPU-model) is shown as the CPU's model, "(PoCL)" after it. */
 START_TEST(test_demo_table_shows_long_names_whole_and_lined_up)
 {
     const char *long_gpu = "Fixture GPU whose name is much longer than 28 characters";
     char made_up[2048];
-    snprintf(
-        made_up, sizeof made_up,
-        "01_cpu\tbook\tuniform\t1t\t84.6845\t84.6845\t1.238\tyes\tFixture CPU 9000\n"
-        "02_global_atomics\tskipped: cannot run here: no CUDA device\n"
-        "04_opencl_port\topencl-local-atomics\tuniform\t32x256\t125.7431\t208.6074\t0.834\t"
-        "yes\tpthread-skylake-avx512-Fixture CPU 9000\n"
-        "04_opencl_port\topencl-local-atomics\tchelsea.bmp\t264x256\t0.0078\t0.1128\t17.293\t"
-        "yes\t%s\n"
-        "07_any_bins\tauto:global-plain/u32/1048576\tuniform\t660x256\t3.9620\t143.2080\t271.000\t"
-        "yes\t%s\n",
-        long_gpu, long_gpu);
+    snprintf(made_up, sizeof made_up,
+             "01_cpu\tbook\tuniform\t1t\t84.6845\t84.6845\t1.238\tyes\tFixture CPU 9000\n"
+             "02_global_atomics\tskipped: cannot run here: no CUDA device\n"
+             "04_opencl_port\topencl-local-atomics\tuniform\t32x256\t125.7431\t208.6074\t0.834\t"
+             "yes\tpthread-skylake-avx512-Fixture CPU 9000\n"
+             "04_opencl_port\topencl-local-atomics\tchelsea.bmp\t264x256\t0.0078\t0.1128\t17.293\t"
+             "yes\t%s\n"
+             "08_generalized\tauto:per-block/u16/3000/100-60000\tuniform\t660x256\t3.9620\t"
+             "143.2080\t271.000\tyes\t%s\n",
+             long_gpu, long_gpu);
     char *table = demo_table_of(made_up, "Fixture CPU 9000");
     ck_assert_int_eq(lines_in(table), 6);
     char whole[128];
     snprintf(whole, sizeof whole, "  %s\n", long_gpu);
     ck_assert_msg(strstr(table, whole), "the device is cut:\n%s", table);
-    ck_assert_msg(strstr(table, " auto:global-plain/u32/1048576  "), "the variant is cut:\n%s",
+    ck_assert_msg(strstr(table, " auto:per-block/u16/3000/100-60000  "), "the variant is cut:\n%s",
                   table);
     ck_assert_msg(strstr(table, "  Fixture CPU 9000 (PoCL)\n") && !strstr(table, "pthread-"),
                   "PoCL's device is not named by its CPU:\n%s", table);
@@ -369,8 +368,9 @@ static char *short_table_of(const char *rows)
     return demo_table_with(rows, SHORT_MACHINE);
 }
 
-/* The longest cells the short table may have to show: a 07 variant of 2^20
- * bins, PoCL's name for the CPU, 06 in 1024 chunks, wide numbers, a kernel
+/* The longest cells the short table may have to show: brief.txt's longest
+ * variant (07's auto at 65536 bins, which chooses halves-aggregated on some
+ * keys), PoCL's name for the CPU, 06 in 1024 chunks, wide numbers, a kernel
  * time above the trip (marked), a reason to skip that needs two lines. */
 static const char longest_rows[] =
     "01_cpu\tsub4\tuniform\t128t\t1234.5678\t1234.5678\t0.085\tyes\t" SHORT_CPU "\t\n"
@@ -385,10 +385,10 @@ static const char longest_rows[] =
     "05_privatized\tFAILED (exit 1): hist_gpu_privatized: unrolled: bin 17 is 409612, not 409613\n"
     "06_streams\tpinned-copy\tuniform\t-\t-\t2.1018\t-\tyes\t" SHORT_GPU "\t\n"
     "06_streams\tstreams\tuniform\t1024 chunks\t0.0640\t2.1105\t1637.990\tyes\t" SHORT_GPU "\t\n"
-    "07_any_bins\tread-bandwidth/u32/1048576\tuniform\t1056x256\t0.0423\t19.5059\t12479.607\t"
+    "07_many_bins\tread-bandwidth\tuniform\t1056x256\t0.0423\t19.5059\t12479.607\t"
     "yes\t" SHORT_GPU "\t\n"
-    "07_any_bins\tauto:global-plain/u32/1048576\tuniform\t1056x1024\t10.0423\t119.5059\t10247.607\t"
-    "yes\t" SHORT_GPU "\t\n";
+    "07_many_bins\tauto:halves-aggregated/65536\tuniform\t1056x1024\t10.0423\t119.5059\t"
+    "10247.607\tyes\t" SHORT_GPU "\t\n";
 
 /* make demo-short's table fits a projector: at most 100 columns on every line
  * with the longest cells it may show, where the full demo's layout of the
@@ -448,10 +448,9 @@ START_TEST(test_demo_short_table_fits_100_columns_and_lines_up)
 END_TEST
 
 /* make demo-short's table has a row for every run of brief.txt, in its order,
- * under its stage's number (07b for the second folder of 07; an OpenCL
- * stage's twice: CPU and GPU), and each
- * stage's floor once, however many of its runs print it (as 05, 06 and 07
- * do): made-up rows, as a program would print them, for each real line. */
+ * under its stage's number (an OpenCL stage's twice: CPU and GPU), and each
+ * stage's floor once, however many of its runs print it (as 05 to 08 do):
+ * made-up rows, as a program would print them, for each real line. */
 START_TEST(test_demo_short_table_has_a_row_per_brief_run_and_one_floor_per_stage)
 {
     char *runs = output_of(BRIEF_RUNS);
@@ -471,10 +470,11 @@ START_TEST(test_demo_short_table_has_a_row_per_brief_run_and_one_floor_per_stage
         opencl[count] = strcmp(listed[p].runs_on, "opencl") == 0;
         stages += !has_runs[p];
         has_runs[p] = true;
-        /* the floor first, as the programs print it: a read (05, 07) or a copy (06) */
-        const char *floor_row = p % 2 ? "read-bandwidth/u32/256\tuniform\t1056x256\t0.0423\t19.5059"
-                                        "\t2479.607\tyes\tG\t"
-                                      : "pinned-copy\tuniform\t-\t-\t2.1018\t-\tyes\tG\t";
+        /* the floor first, as the programs print it: a read (05, 07, 08) or a copy (06) */
+        const char *floor_row = p % 2
+                                    ? "read-bandwidth/u8x4/256\tuniform\t1056x256\t0.0423\t19.5059"
+                                      "\t2479.607\tyes\tG\t"
+                                    : "pinned-copy\tuniform\t-\t-\t2.1018\t-\tyes\tG\t";
         used += (size_t)snprintf(rows + used, size - used, "%s\t%s\n", folder[count], floor_row);
         for (int kind = 0; kind < (opencl[count] ? 2 : 1); kind++)
             used += (size_t)snprintf(
@@ -496,22 +496,9 @@ START_TEST(test_demo_short_table_has_a_row_per_brief_run_and_one_floor_per_stage
             ck_assert_msg(at > previous, "no row '%s' after the one before:\n%s", cell, table);
             while (line > table && line[-1] != '\n')
                 line--;
-            /* its number, and a letter for a second folder of that number
-             * (07_many_bins is 07, 07_any_bins 07b), in the order they come */
-            char label[16];
             size_t number = strcspn(folder[n], "_");
-            int before = 0;
-            for (int m = 0; m < n; m++) {
-                bool first = true; /* folder[m] is the first run of its folder */
-                for (int k = 0; k < m && first; k++)
-                    first = strcmp(folder[k], folder[m]) != 0;
-                before += first && strcmp(folder[m], folder[n]) != 0 &&
-                          strncmp(folder[m], folder[n], number + 1) == 0;
-            }
-            snprintf(label, sizeof label, "%.*s%s", (int)number, folder[n],
-                     before ? (char[]){(char)('a' + before), '\0'} : "");
-            ck_assert_msg(strncmp(line, label, strlen(label)) == 0 && line[strlen(label)] == ' ',
-                          "'%s' is not under %s's label %s:\n%s", cell, folder[n], label, table);
+            ck_assert_msg(strncmp(line, folder[n], number) == 0 && line[number] == ' ',
+                          "'%s' is not under %s's number:\n%s", cell, folder[n], table);
             previous = at;
         }
     int floors = 0;
@@ -558,15 +545,18 @@ START_TEST(test_demo_short_of_named_stages_has_a_row_per_brief_line)
 END_TEST
 
 /* A line of brief.txt that names a folder stages.txt lacks, or that sets its
- * own input (the demo and the bench choose it), stops make demo-short before
- * any run: exit 2, one line that says which line and why. */
+ * own input (the demo and the bench choose it; 08's --rows makes a matrix of
+ * its own), stops make demo-short before any run: exit 2, one line that says
+ * which line and why. */
 START_TEST(test_demo_short_refuses_a_brief_line_of_no_stage_or_its_own_input)
 {
     const char *briefs[] = {"01_cpu --variant book\n# a comment\n99_no_such_stage -\n",
-                            "01_cpu --variant book --size 1K  # its own input\n"};
+                            "01_cpu --variant book --size 1K  # its own input\n",
+                            "01_cpu --variant book\n08_generalized --rows 50x1000\n"};
     const char *why[] = {":3: 99_no_such_stage is not a stage in stages.txt\n",
-                         ":1: --size sets the input, which the demo and the bench choose\n"};
-    for (int b = 0; b < 2; b++) {
+                         ":1: --size sets the input, which the demo and the bench choose\n",
+                         ":2: --rows sets the input, which the demo and the bench choose\n"};
+    for (int b = 0; b < 3; b++) {
         char path[] = "/tmp/plots_brief_XXXXXX", command[256], expected[256];
         int fd = mkstemp(path);
         ck_assert(fd >= 0);
@@ -677,11 +667,10 @@ static const char *const fixture_rows[] = {
     "07 global-plain/65536",
     "07 partition/65536",
     "07 cub/65536",
-    "07 auto:per-warp/u32/256",
-    "07 per-warp/u32/256",
-    "07 per-block/u32/256",
-    "07 global/u32/256",
-    "07 cub/u32/256",
+    "08 auto:per-lane/u8/256",
+    "08 per-lane/u8/256",
+    "08 per-block/u8/256",
+    "08 cub-even/u8/256",
 };
 #define FIXTURE_MACHINES ((int)(sizeof fixture_machines / sizeof fixture_machines[0]))
 #define FIXTURE_ROWS     ((int)(sizeof fixture_rows / sizeof fixture_rows[0]))
@@ -811,7 +800,7 @@ static long dark_pixels_at_the_edges(const char *png)
 
 /* Every label of a stages chart shows whole: the picture is as wide as its
  * last labels reach (turned 30 degrees, each starts at its tick) and as deep
- * as its longest. Fixture GPU 3's last label, "07 cub/u32/256", was cut. */
+ * as its longest. Fixture GPU 3's last label was once cut. */
 START_TEST(test_stages_charts_show_every_label_whole)
 {
     int checked = 0;
@@ -830,7 +819,7 @@ START_TEST(test_stages_charts_show_every_label_whole)
 END_TEST
 
 /* The same where the labels are at their longest at the end: many bars, the
- * last three of 07 with a launch and a second run ("..., 4x the blocks"). */
+ * last three of 08 with a launch and a second run ("..., 4x the blocks"). */
 START_TEST(test_stages_chart_makes_room_for_long_last_labels)
 {
     char dir[] = "/tmp/plots_labels_XXXXXX", path[256], command[1024];
@@ -841,7 +830,7 @@ START_TEST(test_stages_chart_makes_room_for_long_last_labels)
     for (int row = 0; row < 24; row++)
         fprintf(data, "\"0%d variant %d\"\t%g\t%g\n", row / 4 + 1, row, 0.1 * (row + 1), 10.0);
     for (int row = 0; row < 3; row++)
-        fprintf(data, "\"07 auto:global-plain/u32/1048576 660x256, %dx the blocks\"\t0.2\t15\n",
+        fprintf(data, "\"08 auto:per-block/u16/3000/100-60000 660x256, %dx the blocks\"\t0.2\t15\n",
                 row + 2);
     fclose(data);
     snprintf(command, sizeof command,
