@@ -135,9 +135,11 @@ struct job {
     unsigned words;    /* 32-bit words a bin's value takes */
 };
 
-static size_t round16(size_t bytes)
+/* Every array the GPU reads is padded to 32 bytes: a transform's item (a
+ * matrix's 8 floats) may run past the last key, never past the buffer. */
+static size_t round32(size_t bytes)
 {
-    return (bytes + 15) / 16 * 16;
+    return (bytes + 31) / 32 * 32;
 }
 
 static struct job job_from(const struct stage *stage, const struct options *opt,
@@ -233,7 +235,7 @@ static float key_weight(uint64_t seed, uint64_t i)
 }
 
 /* The job's buffer, as the GPU reads it: the keys (or elements, or pixels),
- * padded to 16 bytes, and the weights after them; its size is the bytes
+ * padded to 32 bytes, and the weights after them; its size is the bytes
  * read, the floor's too. j->n and j->items are set here. */
 static struct input input_for(const struct stage *stage, const struct options *opt, struct job *j)
 {
@@ -246,7 +248,7 @@ static struct input input_for(const struct stage *stage, const struct options *o
         if (read_bmp(opt->image, &img, why, sizeof why) != EXIT_OK)
             usage_error(stage, why);
         size_t pixels = (size_t)img.width * img.height, per = j->kind == KEYS ? j->channels : 3;
-        bytes = (unsigned char *)checked_malloc(round16(pixels * per));
+        bytes = (unsigned char *)checked_malloc(round32(pixels * per));
         for (size_t p = 0; p < pixels; p++) {
             memcpy(bytes + p * per, img.rgb + 3 * p, 3);
             if (per == 4)
@@ -258,9 +260,9 @@ static struct input input_for(const struct stage *stage, const struct options *o
         if (read_file(opt->file, &bytes, &size, why, sizeof why) != EXIT_OK)
             usage_error(stage, why);
         in.name = opt->file;
-        bytes = (unsigned char *)realloc(bytes, round16(size) + 16);
+        bytes = (unsigned char *)realloc(bytes, round32(size));
     } else {
-        bytes = (unsigned char *)checked_malloc(round16(size) + 16);
+        bytes = (unsigned char *)checked_malloc(round32(size));
         fill_input(opt->data, bytes, size, opt->seed);
     }
     size_t key = j->kind == KEYS ? (size_t)j->key_bytes : j->kind >= HUES ? 3 : 4;
@@ -270,7 +272,7 @@ static struct input input_for(const struct stage *stage, const struct options *o
         usage_error(stage, why);
     }
     j->n = size / key;
-    j->items = j->kind >= HUES ? j->n : (j->n * key + 15) / 16;
+    j->items = j->kind >= HUES ? j->n : j->kind == ROWS ? (j->n + 7) / 8 : (j->n * key + 15) / 16;
     if (j->kind == ROWS && j->n != (size_t)j->bins * j->cols)
         usage_error(stage, "--rows: the file does not hold R x C floats");
     if ((j->kind == FLOATS || j->kind == ROWS) && opt->data != DATA_FILE)
@@ -278,10 +280,10 @@ static struct input input_for(const struct stage *stage, const struct options *o
             float f = unit_float(bytes + 4 * i);
             memcpy(bytes + 4 * i, &f, 4);
         }
-    memset(bytes + size, 0, round16(size) - size);
-    in.size = round16(size);
+    memset(bytes + size, 0, round32(size) - size);
+    in.size = round32(size);
     if (j->kind == FLOATS && (j->emit == WEIGHT || j->emit == MOMENTS)) {
-        j->weights_at = in.size, in.size += round16(j->n * 4);
+        j->weights_at = in.size, in.size += round32(j->n * 4);
         bytes = (unsigned char *)realloc(bytes, in.size);
         if (!bytes)
             fail("out of host memory for %zu weights", j->n);

@@ -166,11 +166,9 @@ __device__ __forceinline__ void gh_atomic(int p, typename gh_store<C>::word *at,
 }
 
 /* Where a block keeps the bins as it counts. Per lane: 32 copies side by side,
- * lane l's in bank l, so no two lanes of a warp meet. Per block: one copy.
- * Halves (counts): two bins a word, twice the bins. Global: none on chip. */
-// clang-format off
-enum gh_strategy { GH_AUTO, GH_PER_LANE, GH_PER_LANE_HALVES, GH_PER_BLOCK, GH_PER_BLOCK_HALVES, GH_GLOBAL };
-// clang-format on
+ * lane l's in bank l, so no two lanes of a warp meet. Per block: one copy;
+ * in halves (counts), two bins a word, twice the bins. Global: none on chip. */
+enum gh_strategy { GH_AUTO, GH_PER_LANE, GH_PER_BLOCK, GH_PER_BLOCK_HALVES, GH_GLOBAL };
 
 /* The transform's out: an atomic on the block's copy of each output's bin. Where
  * lanes may wait on one counter that the hardware does not combine (values; counts
@@ -180,8 +178,7 @@ enum gh_strategy { GH_AUTO, GH_PER_LANE, GH_PER_LANE_HALVES, GH_PER_BLOCK, GH_PE
  * hardware combines an increment of 1 to one address.) */
 template <typename C, typename T, gh_strategy S> struct gh_out {
     typedef typename gh_store<C>::word word;
-    static constexpr bool lanes = S == GH_PER_LANE || S == GH_PER_LANE_HALVES;
-    static constexpr bool halves = S == GH_PER_LANE_HALVES || S == GH_PER_BLOCK_HALVES;
+    static constexpr bool lanes = S == GH_PER_LANE, halves = S == GH_PER_BLOCK_HALVES;
     static constexpr bool runs = C::kind != GH_COUNT || S == GH_PER_BLOCK_HALVES || S == GH_GLOBAL;
     static constexpr unsigned stride = (lanes ? GH_WARP : 1) * C::parts; /* bin to bin */
     word *mine, *warps; /* this lane's copy; a combined warp's (per lane: its own column) */
@@ -253,9 +250,8 @@ extern __shared__ uint4 gh_shared[]; /* sized at launch; uint4: 16-byte aligned 
 #define GH_CARRY_AT 0x1000u
 #define GH_ROUND    (0x10000u - GH_CARRY_AT)
 
-/* count: a multiple of 4; copies: 32 per lane (word w: pair w / 32 of lane w % 32). */
-__device__ inline void gh_carry(uint32_t *words, unsigned count, unsigned copies, unsigned bins,
-                                uint32_t *sums)
+/* count: a multiple of 4 (the host rounds the shared memory up). */
+__device__ inline void gh_carry(uint32_t *words, unsigned count, unsigned bins, uint32_t *sums)
 {
     const uint32_t high = ((GH_CARRY_AT - 1) ^ 0xffffu) * 0x10001u; /* 0xf000f000 */
     for (unsigned q = threadIdx.x; q < count / 4; q += blockDim.x) {
@@ -264,7 +260,7 @@ __device__ inline void gh_carry(uint32_t *words, unsigned count, unsigned copies
             continue; /* nearly always: one read of 16 bytes */
         for (unsigned w = 4 * q; w < 4 * q + 4; w++)
             for (unsigned half = 0; half < 2; half++) {
-                uint32_t n = words[w] >> (16 * half) & 0xffff, bin = w / copies * 2 + half;
+                uint32_t n = words[w] >> (16 * half) & 0xffff, bin = 2 * w + half;
                 if (n >= GH_CARRY_AT && bin < bins) {
                     atomicAdd(&sums[bin], n);
                     words[w] -= n << (16 * half);
@@ -273,9 +269,9 @@ __device__ inline void gh_carry(uint32_t *words, unsigned count, unsigned copies
     }
 }
 
-/* A block of placement S: its bins at the identity; the transform over each
- * warp's chunk of items, 32 a step, two loads in flight (across a round's
- * end too, so the memory stays busy over its barriers); its bins into sums. */
+/* A block of placement S: its bins at the identity; the transform over its
+ * items, a grid-stride apart, two loads in flight (across a round's end too,
+ * so the memory stays busy over its barriers); its bins into the sums. */
 template <typename C, typename T, typename In, gh_strategy S>
 __global__ void __launch_bounds__(1024)
     gh_kernel(In in, T transform, size_t first, size_t end, unsigned bins, size_t per_round,
@@ -286,40 +282,35 @@ __global__ void __launch_bounds__(1024)
     constexpr int P = C::parts, halves = out_type::halves;
     const unsigned copies = out_type::lanes ? GH_WARP : 1, lane = threadIdx.x % GH_WARP;
     word *shared = (word *)gh_shared;
-    const unsigned words = halves ? ((bins + 1) / 2 * copies + 3) / 4 * 4 : bins * P * copies;
+    const unsigned words = halves ? ((bins + 1) / 2 + 3) / 4 * 4 : bins * P * copies;
     for (unsigned w = threadIdx.x; S != GH_GLOBAL && w < words; w += blockDim.x)
         shared[w] = halves ? 0 : gh_store<C>::identity(w / copies % P);
     __syncthreads();
     out_type out = {S == GH_GLOBAL ? sums : shared + lane % copies,
                     S == GH_GLOBAL ? sums : shared + threadIdx.x / GH_WARP % copies, lane, ~0u};
 
-    /* a warp's chunk of items is a multiple of 32: a lane's next item is 32
-     * on, near enough to be in the same bin often (a matrix's row) */
-    const size_t warps = (size_t)gridDim.x * blockDim.x / GH_WARP;
-    const size_t chunk = ((end - first + warps - 1) / warps + GH_WARP - 1) / GH_WARP * GH_WARP;
-    const size_t warp_first =
-        first + (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / GH_WARP * chunk;
-    const size_t stop = warp_first + chunk < end ? warp_first + chunk : end;
-    size_t i = warp_first + lane;
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    const size_t block_first = first + blockIdx.x * (size_t)blockDim.x;
+    size_t i = block_first + threadIdx.x;
     typename T::item_type next0{}, next1{};
-    if (i < stop)
+    if (i < end)
         next0 = transform.read(in, i);
-    if (i + GH_WARP < stop)
-        next1 = transform.read(in, i + GH_WARP);
-    /* every thread of the block meets each barrier: the rounds are as many */
-    const size_t rounds = halves ? (chunk / GH_WARP + per_round - 1) / per_round : 1;
-    for (size_t round = 0; round < rounds; round++) {
-        for (size_t k = 0; (!halves || k < per_round) && i < stop; k++, i += GH_WARP) {
+    if (i + stride < end)
+        next1 = transform.read(in, i + stride);
+    /* the rounds' test is the block's, so that every thread meets the barriers */
+    for (size_t round = block_first; round < end;
+         round = halves ? round + per_round * stride : end) {
+        for (size_t k = 0; (!halves || k < per_round) && i < end; k++, i += stride) {
             typename T::item_type now = next0;
             next0 = next1;
-            if (i + 2 * GH_WARP < stop)
-                next1 = transform.read(in, i + 2 * GH_WARP);
+            if (i + 2 * stride < end)
+                next1 = transform.read(in, i + 2 * stride);
             transform(in, now, i, out);
         }
         out.flush();
         if (halves) {
             __syncthreads();
-            gh_carry((uint32_t *)shared, words, copies, bins, (uint32_t *)sums);
+            gh_carry((uint32_t *)shared, words, bins, (uint32_t *)sums);
             __syncthreads();
         }
     }
@@ -365,7 +356,7 @@ struct gh_call {
 template <typename C> size_t gh_shared_bytes(gh_strategy s, unsigned bins)
 {
     size_t bytes = (size_t)bins * sizeof(typename C::value_type), pairs = ((size_t)bins + 1) / 2;
-    size_t by[] = {0, bytes * GH_WARP, pairs * 4 * GH_WARP, bytes, pairs * 4, 0};
+    size_t by[] = {0, bytes * GH_WARP, bytes, pairs * 4, 0};
     return (by[s] + 15) / 16 * 16;
 }
 
@@ -374,7 +365,7 @@ template <typename C> size_t gh_shared_bytes(gh_strategy s, unsigned bins)
 template <typename C, typename T> constexpr bool gh_compiled(gh_strategy s)
 {
     bool small = (size_t)T::max_bins * sizeof(typename C::value_type) <= 48 * 1024;
-    bool halves = s == GH_PER_LANE_HALVES || s == GH_PER_BLOCK_HALVES;
+    bool halves = s == GH_PER_BLOCK_HALVES;
     return halves ? C::kind == GH_COUNT && !small : s != GH_GLOBAL || !small;
 }
 
@@ -390,15 +381,14 @@ template <typename C, typename T> bool gh_fits(gh_strategy s, unsigned bins)
 
 /* GH_AUTO's placement. Counts of keys dense in the input (half an output a
  * byte or more: u8, u16) come faster than bank conflicts allow: a copy per
- * lane where it fits, in 32-bit counters, then in halves. Other counts: per
- * block, then halves (07). Values: per lane, then per block. Then global. */
+ * lane where it fits. Then, and for other counts: per block, in halves (07).
+ * Values: per lane, then per block. Past them all, global memory. */
 template <typename C, typename T> gh_strategy gh_choose(unsigned bins)
 {
     bool dense = C::kind == GH_COUNT && 2 * T::outputs >= (int)sizeof(typename T::item_type);
-    const gh_strategy order[3][4] = {
-        {GH_PER_LANE, GH_PER_LANE_HALVES, GH_PER_BLOCK, GH_PER_BLOCK_HALVES},
-        {GH_PER_BLOCK, GH_PER_BLOCK_HALVES, GH_GLOBAL, GH_GLOBAL},
-        {GH_PER_LANE, GH_PER_BLOCK, GH_GLOBAL, GH_GLOBAL}};
+    const gh_strategy order[3][4] = {{GH_PER_LANE, GH_PER_BLOCK, GH_PER_BLOCK_HALVES, GH_GLOBAL},
+                                     {GH_PER_BLOCK, GH_PER_BLOCK_HALVES, GH_GLOBAL, GH_GLOBAL},
+                                     {GH_PER_LANE, GH_PER_BLOCK, GH_GLOBAL, GH_GLOBAL}};
     for (gh_strategy s : order[C::kind != GH_COUNT ? 2 : dense ? 0 : 1])
         if (gh_fits<C, T>(s, bins))
             return s;
@@ -412,11 +402,10 @@ template <typename C> size_t gh_temp_bytes(unsigned bins, bool out_on_host)
     return out_on_host || !gh_store<C>::as_is() ? (size_t)bins * sizeof(typename C::value_type) : 0;
 }
 
-/* Launches placement S over [first, end): blocks of 1024 threads (as many
- * on an SM as 512-thread blocks, or more, to share one copy of the bins), as
- * many as fit on the GPU at once, but no more than the items need. The
- * occupancy is found once per device and shared memory: it costs more than
- * a launch. */
+/* Launches placement S over [first, end): 512 or 1024 threads a block,
+ * whichever keeps more on an SM (its registers and shared memory allowing), as
+ * many blocks as fit at once, but no more than the items need. The occupancy
+ * is found once per device and shared memory: it costs more than a launch. */
 template <typename C, typename T, typename In, gh_strategy S>
 cudaError_t gh_launch(const In &in, const T &t, size_t first, size_t end, unsigned bins,
                       typename gh_store<C>::word *sums, cudaStream_t stream, dim3 *shape)
@@ -424,36 +413,36 @@ cudaError_t gh_launch(const In &in, const T &t, size_t first, size_t end, unsign
     if constexpr (!gh_compiled<C, T>(S)) {
         return cudaErrorInvalidValue;
     } else {
-        static int known_device = -1, blocks;
+        static int known_device = -1, blocks, threads;
         static size_t known_shared;
         const void *kernel = (const void *)gh_kernel<C, T, In, S>;
-        const unsigned threads = 1024;
         size_t shared = gh_shared_bytes<C>(S, bins);
-        int device, sms;
+        int device, sms, per_sm;
         cudaError_t e = cudaGetDevice(&device);
         if (e == cudaSuccess && (device != known_device || shared != known_shared)) {
-            known_device = -1;
+            known_device = -1, blocks = 0;
             if (shared > 48 * 1024)
                 e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          (int)shared);
             if (e == cudaSuccess)
                 e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-            if (e == cudaSuccess)
-                e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, shared);
+            for (int n = 512; n <= 1024 && e == cudaSuccess; n *= 2)
+                if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, n,
+                                                                       shared)) == cudaSuccess &&
+                    per_sm * n > blocks * threads)
+                    blocks = per_sm, threads = n;
             if (e != cudaSuccess || blocks == 0)
                 return e != cudaSuccess ? e : cudaErrorInvalidConfiguration;
             known_device = device, known_shared = shared, blocks *= sms;
         }
         size_t most = (end - first + threads - 1) / threads;
         *shape = dim3((unsigned)(most < (size_t)blocks ? most : blocks), threads);
-        /* halves: what a round may add to one half is the outputs of the
-         * block, or of a lane column (a lane of each warp) */
-        unsigned adders = S == GH_PER_LANE_HALVES ? threads / GH_WARP : threads;
-        static_assert(S != GH_PER_BLOCK_HALVES || T::outputs * threads <= GH_ROUND,
+        /* halves: a round may add to one half all the block's outputs */
+        static_assert(S != GH_PER_BLOCK_HALVES || T::outputs * 1024 <= GH_ROUND,
                       "per-block halves need a transform of at most 60 outputs an item");
         if (e == cudaSuccess)
             gh_kernel<C, T, In, S><<<shape->x, threads, shared, stream>>>(
-                in, t, first, end, bins, GH_ROUND / (T::outputs * adders), sums);
+                in, t, first, end, bins, GH_ROUND / (T::outputs * threads), sums);
         return e == cudaSuccess ? cudaGetLastError() : e;
     }
 }
@@ -465,12 +454,9 @@ cudaError_t gh_histogram(const In &in, const T &t, const C &, size_t first, size
     typedef typename gh_store<C>::word word;
     typedef cudaError_t (*launcher)(const In &, const T &, size_t, size_t, unsigned, word *,
                                     cudaStream_t, dim3 *);
-    const launcher launch[] = {nullptr,
-                               gh_launch<C, T, In, GH_PER_LANE>,
-                               gh_launch<C, T, In, GH_PER_LANE_HALVES>,
-                               gh_launch<C, T, In, GH_PER_BLOCK>,
-                               gh_launch<C, T, In, GH_PER_BLOCK_HALVES>,
-                               gh_launch<C, T, In, GH_GLOBAL>};
+    const launcher launch[] = {
+        nullptr, gh_launch<C, T, In, GH_PER_LANE>, gh_launch<C, T, In, GH_PER_BLOCK>,
+        gh_launch<C, T, In, GH_PER_BLOCK_HALVES>, gh_launch<C, T, In, GH_GLOBAL>};
     gh_strategy s = call.strategy == GH_AUTO ? gh_choose<C, T>(bins) : call.strategy;
     size_t need = gh_temp_bytes<C>(bins, call.out_on_host), bytes = (size_t)bins * sizeof *out;
     size_t words = bytes / sizeof(word);

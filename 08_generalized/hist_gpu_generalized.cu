@@ -32,8 +32,8 @@
 /* --------------------------------------------------------- one way to count -- */
 
 /* The library's placements (gh_strategy), as --variant names them. */
-static const char *const placements[] = {"auto",      "per-lane",         "per-lane-halves",
-                                         "per-block", "per-block-halves", "global"};
+static const char *const placements[] = {"auto", "per-lane", "per-block", "per-block-halves",
+                                         "global"};
 
 /* A row of the report: the library with one placement, or CUB. Its scratch
  * and CUB's are allocated when the row is planned, outside both times. */
@@ -410,8 +410,7 @@ static const struct stage_option own_options[] = {
 int main(int argc, char **argv)
 {
     static const char *const variants[] = {
-        "all",    "auto", "per-lane", "per-lane-halves", "per-block", "per-block-halves",
-        "global", "cub",  NULL};
+        "all", "auto", "per-lane", "per-block", "per-block-halves", "global", "cub", NULL};
     const struct stage stage = {
         .dir = "08_generalized",
         .program = "hist_gpu_generalized",

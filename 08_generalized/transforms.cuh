@@ -1,16 +1,17 @@
 /*
  * transforms.cuh - what stage 08 counts, written as the library asks
  * (generalized_histogram.cuh): each lesson's input, its transform and its
- * combine. A transform reads one item, 16 bytes in one load, and emits its
- * outputs; everything it knows at launch (the rule, the channels, what it
- * emits) is a template parameter or a field, never a test per key.
+ * combine. A transform reads one item, 16 bytes in one load (a matrix's:
+ * two), and emits its outputs; everything it knows at launch (the rule, the
+ * channels, what it emits) is a template parameter or a field, never a test
+ * per key.
  *
- *   integer_keys<Key, Rule, Channels>   u8, u16 or u32 keys in even bins: 16, 8 or 4 outputs an item
- *   float_keys<Emit>                    f32 keys: counts, weights, moments or soft bins
- *   row_sums                            a row-major float matrix: the key is the row
- *   pixel_hues                          a photograph's pixels: the key is the hue
+ *   integer_keys<Key, Rule, Channels>  u8, u16 or u32 keys in even bins: 16, 8 or 4 an item
+ *   float_keys<Emit>                   f32 keys: counts, weights, moments or soft bins
+ *   row_sums                           a row-major float matrix: the key is the row
+ *   pixel_hues                         a photograph's pixels: the key is the hue
  *
- * Items may run past the input's last key into the padding to 16 bytes that
+ * Items may run past the input's last key into the padding to 32 bytes that
  * the stage allocates; a transform emits nothing for those keys, nor for a
  * key in no bin: every bin it emits is below its bins().
  */
@@ -200,13 +201,16 @@ template <int Emit> struct float_keys {
 /* A matrix of rows x cols floats, row by row: element e is in row e / cols,
  * by even_bins.h's rows_rule, with no divide per element. */
 struct matrix_in {
-    const float4 *values;
-    size_t n; /* rows x cols, at most 2^32 */
+    const float4 *values; /* padded to 32 bytes */
+    size_t n;             /* rows x cols, at most 2^32 */
 };
 
 struct row_sums {
-    typedef float4 item_type;
-    static constexpr int outputs = 4;
+    struct eight {
+        float4 a, b;
+    };
+    typedef eight item_type; /* 8 floats, two loads: one output an item, nearly always */
+    static constexpr int outputs = 8;
     static constexpr unsigned max_bins = MAX_BINS;
     struct rows_rule rule;
     unsigned rows;
@@ -216,23 +220,26 @@ struct row_sums {
         return rows;
     }
 
-    __device__ float4 read(const matrix_in &in, size_t i) const
+    __device__ eight read(const matrix_in &in, size_t i) const
     {
-        return in.values[i];
+        return {in.values[2 * i], in.values[2 * i + 1]};
     }
 
     template <typename Out>
-    __device__ void operator()(const matrix_in &in, const float4 &item, size_t i, Out &out) const
+    __device__ void operator()(const matrix_in &in, const eight &item, size_t i, Out &out) const
     {
-        uint32_t first = (uint32_t)(4 * i);
+        const float value[8] = {item.a.x, item.a.y, item.a.z, item.a.w,
+                                item.b.x, item.b.y, item.b.z, item.b.w};
+        uint32_t first = (uint32_t)(8 * i);
         unsigned row = row_of(&rule, first);
-        /* four in one row (nearly always): add them here, one output */
-        if (first + 4 <= in.n && row_of(&rule, first + 3) == row) {
-            out(row, ((item.x + item.y) + item.z) + item.w);
+        if (first + 8 <= in.n && row_of(&rule, first + 7) == row) { /* one row: one output */
+            float sum = 0;
+            for (int j = 0; j < 8; j++)
+                sum += value[j];
+            out(row, sum);
             return;
         }
-        const float value[4] = {item.x, item.y, item.z, item.w};
-        for (int j = 0; j < 4 && first + j < in.n; j++)
+        for (int j = 0; j < 8 && first + j < in.n; j++)
             out(row_of(&rule, first + j), value[j]);
     }
 };
