@@ -33,8 +33,9 @@ enum {
     OPT_CHART,
     OPT_SWEEP
 };
-enum op { OP_SUM, OP_MIN, OP_MAX, OP_MEAN };
-static const char *const op_names[] = {"sum", "min", "max", "mean"};
+/* --op; OP_NONE: not given (a sum, where there are weights) */
+enum op { OP_NONE, OP_SUM, OP_MIN, OP_MAX, OP_MEAN };
+static const char *const op_names[] = {"", "sum", "min", "max", "mean"};
 
 /* What one case asks for: the options, or a case of --sweep. */
 struct request {
@@ -82,15 +83,15 @@ static struct request request_from(const struct stage *stage, const struct optio
     r.range = v[OPT_RANGE];
     r.channels = (int)stage_option_number(stage, opt, OPT_CHANNELS, 1, 4, 0);
     r.weights = v[OPT_WEIGHTS], r.soft = v[OPT_SOFT];
-    r.op = -1;
-    for (int o = 0; o < 4 && v[OPT_OP]; o++)
+    for (int o = OP_SUM; o <= OP_MEAN && v[OPT_OP]; o++)
         r.op = strcmp(v[OPT_OP], op_names[o]) ? r.op : o;
-    if (v[OPT_OP] && r.op < 0)
+    if (v[OPT_OP] && r.op == OP_NONE)
         usage_error(stage, "--op must be sum, min, max or mean");
-    r.op = r.op < 0 ? OP_SUM : r.op;
     r.hue = (unsigned)stage_option_number(stage, opt, OPT_HUE, 1, 360, 0);
     r.image = opt->data == DATA_IMAGE;
-    if (v[OPT_ROWS] && (sscanf(v[OPT_ROWS], "%ux%u", &r.rows, &r.cols) != 2 || !r.rows || !r.cols ||
+    int used = 0;
+    if (v[OPT_ROWS] && (sscanf(v[OPT_ROWS], "%ux%u%n", &r.rows, &r.cols, &used) != 2 ||
+                        v[OPT_ROWS][used] || !r.rows || !r.cols ||
                         (uint64_t)r.rows * r.cols > MAX_INPUT_BYTES / 4 || r.rows > MAX_BINS))
         usage_error(stage, "--rows takes RxC, e.g. 500x100000: R rows (at most 2^24) of C floats, "
                            "at most 4 GiB in all");
@@ -147,7 +148,8 @@ static struct job job_from(const struct stage *stage, const struct options *opt,
 {
     struct job j = {};
     char why[256];
-    j.channels = r->channels ? r->channels : 1, j.words = 1, j.op = r->op, j.emit = COUNT;
+    j.channels = r->channels ? r->channels : 1, j.words = 1, j.emit = COUNT;
+    j.op = r->op == OP_NONE ? OP_SUM : r->op;
     if (r->rows) {
         j.kind = ROWS, j.bins = r->rows, j.cols = r->cols, j.rows = rows_rule_for(r->cols);
         snprintf(j.name, sizeof j.name, "rows/%ux%u", r->rows, r->cols);
@@ -157,8 +159,9 @@ static struct job job_from(const struct stage *stage, const struct options *opt,
     } else if (r->key_bytes) {
         j.kind = KEYS, j.key_bytes = r->key_bytes;
         uint64_t values = (uint64_t)1 << (8 * r->key_bytes), lo = 0, hi = values;
-        if (r->range &&
-            (sscanf(r->range, "%" SCNu64 ":%" SCNu64, &lo, &hi) != 2 || lo >= hi || hi > values)) {
+        int used = 0;
+        if (r->range && (sscanf(r->range, "%" SCNu64 ":%" SCNu64 "%n", &lo, &hi, &used) != 2 ||
+                         r->range[used] || lo >= hi || hi > values)) {
             snprintf(why, sizeof why, "--range: u%d keys need LO:HI with 0 <= LO < HI <= %" PRIu64,
                      8 * r->key_bytes, values);
             usage_error(stage, why);
@@ -166,8 +169,11 @@ static struct job job_from(const struct stage *stage, const struct options *opt,
         j.bins = (unsigned)(r->bins ? r->bins : values < 65536 ? values : 65536);
         if (r->weights || r->soft || r->op)
             usage_error(stage, "--weights, --soft and --op take f32 keys");
-        if (even_bins_make(&j.range, lo, hi, j.bins, why, sizeof why))
-            usage_error(stage, why);
+        char bins_why[280];
+        if (even_bins_make(&j.range, lo, hi, j.bins, why, sizeof why)) {
+            snprintf(bins_why, sizeof bins_why, "--bins: %s", why);
+            usage_error(stage, bins_why);
+        }
         j.rule = lo == 0 && hi == values && j.bins == values && values <= 65536 ? FULL
                  : j.range.wide                                                 ? WIDE
                                                                                 : NARROW;
@@ -183,12 +189,17 @@ static struct job job_from(const struct stage *stage, const struct options *opt,
         j.kind = FLOATS, j.bins = (unsigned)(r->bins ? r->bins : 1000);
         float lo = 0, hi = 1;
         char *end = NULL;
-        if (r->range) {
+        if (r->range) { /* LO, ':', HI, nothing more */
             lo = strtof(r->range, &end);
-            hi = *end == ':' ? strtof(end + 1, &end) : NAN;
+            bool no_lo = end == r->range || *end != ':';
+            const char *at = end + 1;
+            hi = no_lo ? NAN : strtof(at, &end);
+            hi = end == at ? NAN : hi;
         }
-        if (r->range && (*end || !isfinite(lo) || !isfinite(hi) || !isfinite(hi - lo) || lo >= hi))
-            usage_error(stage, "--range: f32 keys need finite LO:HI with LO < HI, e.g. -1.5:2.5");
+        if (r->range && (*end || !isfinite(lo) || !isfinite(hi) || !isfinite(hi - lo) || lo >= hi ||
+                         !isfinite((float)j.bins / (hi - lo))))
+            usage_error(stage, "--range: f32 keys need finite LO:HI with LO < HI, e.g. -1.5:2.5 "
+                               "(and bins / (HI - LO) a finite float)");
         if (r->weights && r->soft)
             usage_error(stage, "--soft splits a key's count: leave out --weights");
         if (r->op && !r->weights)
@@ -200,15 +211,15 @@ static struct job job_from(const struct stage *stage, const struct options *opt,
         j.words = j.emit == MOMENTS ? 3 : 1, j.lo = lo, j.hi = hi;
         snprintf(j.name, sizeof j.name, "f32/%u%s%s", j.bins, r->soft || r->weights ? "/" : "",
                  r->soft      ? "soft"
-                 : r->weights ? op_names[r->op]
+                 : r->weights ? op_names[j.op]
                               : "");
     }
     j.total = j.bins * j.channels;
     size_t key = j.kind == KEYS ? (size_t)j.key_bytes * j.channels : 4;
     bool generated = opt->data != DATA_FILE && opt->data != DATA_IMAGE;
     if (generated && j.kind != ROWS && opt->size % key) {
-        snprintf(why, sizeof why, "--size %zu is not a whole number of %zu-byte keys%s", opt->size,
-                 key, j.channels > 1 ? " in whole pixels" : "");
+        snprintf(why, sizeof why, "--size %zu is not a whole number of %zu-byte %s", opt->size, key,
+                 j.channels > 1 ? "pixels" : "keys");
         usage_error(stage, why);
     }
     return j;
@@ -248,7 +259,7 @@ static struct input input_for(const struct stage *stage, const struct options *o
         if (read_bmp(opt->image, &img, why, sizeof why) != EXIT_OK)
             usage_error(stage, why);
         size_t pixels = (size_t)img.width * img.height, per = j->kind == KEYS ? j->channels : 3;
-        bytes = (unsigned char *)checked_malloc(round32(pixels * per));
+        bytes = (unsigned char *)checked_malloc(round32(pixels * per) + 32);
         for (size_t p = 0; p < pixels; p++) {
             memcpy(bytes + p * per, img.rgb + 3 * p, 3);
             if (per == 4)
@@ -260,15 +271,17 @@ static struct input input_for(const struct stage *stage, const struct options *o
         if (read_file(opt->file, &bytes, &size, why, sizeof why) != EXIT_OK)
             usage_error(stage, why);
         in.name = opt->file;
-        bytes = (unsigned char *)realloc(bytes, round32(size));
+        if (!(bytes = (unsigned char *)realloc(bytes, round32(size) + 32)))
+            fail("out of host memory for %zu bytes of %s", size, opt->file);
     } else {
-        bytes = (unsigned char *)checked_malloc(round32(size));
+        bytes = (unsigned char *)checked_malloc(round32(size) + 32);
         fill_input(opt->data, bytes, size, opt->seed);
     }
     size_t key = j->kind == KEYS ? (size_t)j->key_bytes : j->kind >= HUES ? 3 : 4;
-    if (!bytes || size % (key * (j->kind == KEYS ? j->channels : 1))) {
-        snprintf(why, sizeof why, "%zu bytes is not a whole number of %zu-byte keys%s", size, key,
-                 j->channels > 1 ? " in whole pixels" : "");
+    size_t whole = key * (j->kind == KEYS ? j->channels : 1); /* a key, or a pixel's */
+    if (size % whole) {
+        snprintf(why, sizeof why, "--file: %zu bytes is not a whole number of %zu-byte %s", size,
+                 whole, j->channels > 1 ? "pixels" : "keys");
         usage_error(stage, why);
     }
     j->n = size / key;
@@ -284,8 +297,7 @@ static struct input input_for(const struct stage *stage, const struct options *o
     in.size = round32(size);
     if (j->kind == FLOATS && (j->emit == WEIGHT || j->emit == MOMENTS)) {
         j->weights_at = in.size, in.size += round32(j->n * 4);
-        bytes = (unsigned char *)realloc(bytes, in.size);
-        if (!bytes)
+        if (!(bytes = (unsigned char *)realloc(bytes, in.size + 32)))
             fail("out of host memory for %zu weights", j->n);
         for (size_t i = 0; i < j->n; i++) {
             float w = key_weight(opt->seed, i);
