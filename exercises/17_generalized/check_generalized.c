@@ -1,0 +1,543 @@
+/*
+ * check_generalized.c - exercise 17 gives stage 08's library three types of
+ * its own. The check sees, in order: that the combines keep the laws the
+ * library relies on (the program's --laws, on the host); that soft_bins
+ * splits each chosen key as the README says (its outputs, against a split
+ * this file works out itself, in double); and, where a GPU is, that every bin
+ * the library makes with them matches this file's own CPU answer, soft bins
+ * within a float tolerance, the brightest picks and darkest values bit for
+ * bit, on sizes around the 16-byte item, every data kind, each placement of
+ * the bins, and a photograph. The first two groups need no GPU: without one,
+ * a wrong type fails here, and a right one is reported not checked (77).
+ */
+#include "stage_checks.h"
+#include "command_checks.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define IMAGE "../../data/chelsea.bmp" /* make check runs in the exercise's folder */
+
+/* ---------------------------------------------------------- the program -- */
+
+/* Runs the program with args: its whole stdout and stderr, and its exit status. */
+static struct ran run_program(const char *args)
+{
+    char command[1024];
+    snprintf(command, sizeof command, "'%s' %s", stage_program(), args);
+    return run_command(command);
+}
+
+/* What an exit status means, in the words of every exercise's check. */
+static const char *meaning(int status)
+{
+    struct stage_output o = {.exit_status = status > 128 ? -1 : status,
+                             .signal = status > 128 ? status - 128 : 0};
+    return exit_meaning(&o);
+}
+
+/* The line of out that starts with start, up to its end (NULL: none), and its length. */
+static const char *line_of(const char *out, const char *start, int *length)
+{
+    for (const char *line = out; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
+        if (strncmp(line, start, strlen(start)) == 0) {
+            *length = (int)strcspn(line, "\n");
+            return line;
+        }
+    return NULL;
+}
+
+/* Asserts that the program's line that starts with start says yes. */
+static void says_yes(const struct ran *r, const char *args, const char *start)
+{
+    int length;
+    const char *line = line_of(r->out, start, &length);
+    ck_assert_msg(line != NULL, "%s: no line '%s...' in:\n%.1500s", args, start, r->out);
+    ck_assert_msg(length >= 5 && strncmp(line + length - 5, ": yes", 5) == 0, "%s says:\n%.*s",
+                  args, length, line);
+}
+
+/* ------------------------------------------------- 1: the combines' laws -- */
+
+static const char *const combine_lines[] = {"brightest:  associative", "brightest:  commutative",
+                                            "brightest:  identity()",  "brightest:  the brighter",
+                                            "darkest:    associative", "darkest:    commutative",
+                                            "darkest:    identity()",  "darkest:    the smaller"};
+#define COMBINE_LINES ((int)(sizeof combine_lines / sizeof combine_lines[0]))
+#define LAW_SEEDS     3
+
+START_TEST(test_combines_are_associative_commutative_with_an_identity_and_as_meant)
+{
+    char args[64];
+    snprintf(args, sizeof args, "--laws --seed %d", 1 + 1000 * _i);
+    struct ran r = run_program(args);
+    ck_assert_msg(r.status == EXIT_OK || r.status == EXIT_FAILED, "%s: %s, stderr: %.1500s", args,
+                  meaning(r.status), r.err);
+    for (int l = 0; l < COMBINE_LINES; l++)
+        says_yes(&r, args, combine_lines[l]);
+    free_ran(&r);
+}
+END_TEST
+
+/* ------------------------------------------- 2: the transform's outputs -- */
+
+/* Key x's split, worked out here from the README's words: x's place p, in
+ * bin widths from bin 0's centre, held between the first centre and the last
+ * (past them, the end bin has it all); each bin whose centre is less than
+ * one bin width from p takes 1 - |p - b|. Nothing outside [lo, hi), nor for
+ * NaN. Returns the bins that take a share, and the place before it was held. */
+static int exact_split(double lo, double hi, unsigned bins, float x, unsigned bin[2],
+                       double weight[2], double *place)
+{
+    if (!(x >= lo && x < hi))
+        return 0;
+    *place = ((double)x - lo) * bins / (hi - lo) - 0.5;
+    double p = fmin(fmax(*place, 0.0), bins - 1.0);
+    int pairs = 0;
+    for (long b = (long)ceil(p - 1); b <= (long)floor(p + 1); b++)
+        if (b >= 0 && b < (long)bins && fabs(p - b) < 1 && pairs < 2)
+            bin[pairs] = (unsigned)b, weight[pairs++] = 1 - fabs(p - b);
+    return pairs;
+}
+
+/* How far from exact a weight worked out in float may be: its place is a
+ * few roundings of a number up to bins, each within 2^-24 of it. */
+static double split_tolerance(unsigned bins)
+{
+    return 8.0 * (bins + 1) * 0x1p-24;
+}
+
+/* The program prints, with --laws --print-bins, what soft_bins gave each key
+ * it tried, each key alone in an item: "key X in [LO, HI) of B bins: bin b:
+ * w, ..." (X, LO, HI floats in 9 digits, which read back exactly) or "...:
+ * nothing". Each is compared
+ * here, bin by bin, with exact_split; and enough keys of each kind must have
+ * been tried: between two centres, past an end bin's centre, outside. */
+START_TEST(test_soft_bins_splits_every_chosen_key_as_the_readme_says)
+{
+    const char *args = "--laws --print-bins";
+    struct ran r = run_program(args);
+    ck_assert_msg(r.status == EXIT_OK || r.status == EXIT_FAILED, "%s: %s, stderr: %.1500s", args,
+                  meaning(r.status), r.err);
+    int between = 0, ends = 0, outside = 0;
+    for (const char *line = r.out; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+        float x, lo, hi;
+        unsigned bins, got_bin[16], bin[2];
+        double got_weight[16], weight[2], place = 0;
+        int used = 0, got = 0;
+        if (sscanf(line, "key %f in [%f, %f) of %u bins:%n", &x, &lo, &hi, &bins, &used) != 4)
+            continue;
+        int length = (int)strcspn(line, "\n");
+        const char *p = line + used;
+        if (strncmp(p, " nothing", 8) != 0)
+            for (int n = 0;
+                 got < 16 && sscanf(p, " bin %u: %lf%n", &got_bin[got], &got_weight[got], &n) == 2;
+                 p += n + (p[n] == ','))
+                got++;
+        int pairs = exact_split(lo, hi, bins, x, bin, weight, &place);
+        outside += !pairs, ends += pairs && (place < 0 || place >= bins - 1);
+        between += pairs && place >= 0 && place < bins - 1;
+        /* every bin named on either side: the same weight on both, within the tolerance */
+        for (int side = 0; side < 2; side++)
+            for (int k = 0; k < (side ? pairs : got); k++) {
+                unsigned b = side ? bin[k] : got_bin[k];
+                double sum = 0;
+                for (int g = 0; g < got; g++)
+                    sum += got_bin[g] == b ? got_weight[g] : 0;
+                for (int w = 0; w < pairs; w++)
+                    sum -= bin[w] == b ? weight[w] : 0;
+                char wanted[96] = "nothing: it is outside [lo, hi)";
+                if (pairs == 1)
+                    snprintf(wanted, sizeof wanted, "bin %u: 1", bin[0]);
+                else if (pairs == 2)
+                    snprintf(wanted, sizeof wanted, "bin %u: %.9g, bin %u: %.9g", bin[0], weight[0],
+                             bin[1], weight[1]);
+                ck_assert_msg(fabs(sum) <= split_tolerance(bins) && b < bins,
+                              "soft_bins gives %.*s\n  but that key's place is %.9g bin widths "
+                              "from bin 0's centre: it should give %s",
+                              length, line, place, wanted);
+            }
+    }
+    ck_assert_msg(between >= 40 && ends >= 20 && outside >= 20,
+                  "%s: too few keys tried (%d between two centres, %d past an end bin's centre, "
+                  "%d outside):\n%.1500s",
+                  args, between, ends, outside, r.out);
+    free_ran(&r);
+}
+END_TEST
+
+/* What the program checks itself with soft_bins' own items: at most
+ * soft_bins::outputs from an item of 4 keys (the library's contract), every
+ * bin below bins(), and nothing for an item's keys past the input's end. */
+START_TEST(test_soft_bins_items_keep_the_librarys_contract)
+{
+    const char *args = "--laws";
+    struct ran r = run_program(args);
+    ck_assert_msg(r.status == EXIT_OK || r.status == EXIT_FAILED, "%s: %s, stderr: %.1500s", args,
+                  meaning(r.status), r.err);
+    says_yes(&r, args, "soft_bins:  every bin it emits below bins()");
+    says_yes(&r, args, "soft_bins:  at most outputs");
+    says_yes(&r, args, "soft_bins:  nothing for an item's keys past the input's last");
+    says_yes(&r, args, "soft_bins:  a key between two");
+    says_yes(&r, args, "soft_bins:  a key past the first");
+    says_yes(&r, args, "soft_bins:  a key outside");
+    free_ran(&r);
+}
+END_TEST
+
+/* ---------------------------------------------------- 3: usage, anywhere -- */
+
+static const struct {
+    const char *args, *says;
+} refused[] = {
+    {"--bins 0", "--bins"},
+    {"--bins 65537", "--bins"},
+    {"--pixels --bins 361", "--bins"},
+    {"--range 1:0", "--range"},
+    {"--range 0:inf", "--range"},
+    {"--pixels --range 0:1", "--range"},
+    {"--size 6", "4-byte f32 keys"},
+    {"--pixels --size 7", "3-byte pixels"},
+    {"--laws --bins 10", "--laws"},
+    {"--threads 256", "own launch"},
+};
+#define REFUSED ((int)(sizeof refused / sizeof refused[0]))
+
+START_TEST(test_bad_usage_is_refused_before_the_gpu)
+{
+    struct ran r = run_program(refused[_i].args);
+    ck_assert_msg(r.status == EXIT_USAGE, "%s: %s, want exit 2 (bad usage)", refused[_i].args,
+                  meaning(r.status));
+    ck_assert_msg(strstr(r.err, refused[_i].says), "%s: the reason does not name '%s': %.1500s",
+                  refused[_i].args, refused[_i].says, r.err);
+    free_ran(&r);
+}
+END_TEST
+
+/* ------------------------------------------------- 4, 5: soft bins, GPU -- */
+
+/* The f32 keys the program makes from n generated 4-byte words: the top 24
+ * bits over 2^24, a float in [0, 1). */
+static float *generated_keys(size_t size, enum data_kind kind, uint64_t seed)
+{
+    unsigned char *bytes = malloc(size ? size : 1);
+    float *keys = malloc(size ? size : 1);
+    ck_assert(bytes && keys);
+    fill_input(kind, bytes, size, seed);
+    for (size_t i = 0; i + 4 <= size; i += 4) {
+        uint32_t word;
+        memcpy(&word, bytes + i, 4);
+        keys[i / 4] = (float)(word >> 8) * 0x1p-24f;
+    }
+    free(bytes);
+    return keys;
+}
+
+/* Runs the program on keys with args and asserts exit 0, "verified: yes" and
+ * every bin it prints within the tolerance of the exact soft bins worked out
+ * here: a float sum of k terms in any order is within (k - 1) 2^-24 of the
+ * sum of their magnitudes (Higham, 4.2), and each term, a weight worked out
+ * in float, within split_tolerance. */
+static void check_soft(const float *keys, size_t n, float lo, float hi, unsigned bins,
+                       const char *args)
+{
+    double *sums = calloc(bins, sizeof *sums), *tolerance = calloc(bins, sizeof *tolerance);
+    unsigned *terms = calloc(bins, sizeof *terms);
+    ck_assert(sums && tolerance && terms);
+    for (size_t i = 0; i < n; i++) {
+        unsigned bin[2];
+        double weight[2], place;
+        int pairs = exact_split(lo, hi, bins, keys[i], bin, weight, &place);
+        for (int k = 0; k < pairs; k++)
+            sums[bin[k]] += weight[k], tolerance[bin[k]] += weight[k], terms[bin[k]]++;
+    }
+    struct ran r = run_program(args);
+    ck_assert_msg(r.status == EXIT_OK, "%s: %s, stderr: %.1500s", args, meaning(r.status), r.err);
+    ck_assert_msg(strstr(r.out, "\nverified:   yes"), "%s: no 'verified: yes' line:\n%.1500s", args,
+                  r.out);
+    unsigned next = 0;
+    for (const char *line = r.out; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+        unsigned b;
+        double got;
+        if (!isdigit((unsigned char)*line) || sscanf(line, "%u: %lf", &b, &got) != 2)
+            continue;
+        ck_assert_msg(b == next && b < bins, "%s: bin %u printed where bin %u was due", args, b,
+                      next);
+        double tol = (terms[b] + 2) * tolerance[b] * 0x1p-24 + terms[b] * split_tolerance(bins);
+        ck_assert_msg(fabs(got - sums[b]) <= tol,
+                      "%s: bin %u holds %.9g, the exact soft bin is %.9g (tolerance %.3g)", args, b,
+                      got, sums[b], tol);
+        next++;
+    }
+    ck_assert_msg(next == bins, "%s: %u bins printed, not %u", args, next, bins);
+    free_ran(&r);
+    free(sums), free(tolerance), free(terms);
+}
+
+/* Around the 16-byte item (4 keys): none, one key, one short of an item, one
+ * item, one key past it; a prime number of keys; and some 4 MB. */
+static const size_t soft_sizes[] = {0, 4, 12, 16, 20, 60, 64, 68, 4 * 10007, 4000000};
+#define SOFT_SIZES ((int)(sizeof soft_sizes / sizeof soft_sizes[0]))
+
+START_TEST(test_soft_bins_on_the_gpu_match_for_every_size_and_kind)
+{
+    size_t size = soft_sizes[_i / 4];
+    enum data_kind kind = (enum data_kind)(_i % 4);
+    float *keys = generated_keys(size, kind, 100 + _i);
+    char args[256];
+    snprintf(args, sizeof args, "--size %zu --data %s --seed %d --bins 100 --reps 1 --print-bins",
+             size, data_kind_name(kind), 100 + _i);
+    check_soft(keys, size / 4, 0, 1, 100, args);
+    free(keys);
+}
+END_TEST
+
+/* One bin; ranges the keys in [0, 1) fill in part, or overflow; bins the
+ * library keeps per lane (few), per block (3000: too many per lane) or in
+ * global memory (65536: too many for a block); and each placement alone
+ * (300 bins per lane fit in any GPU's 48 KiB). */
+static const struct {
+    float lo, hi;
+    unsigned bins;
+    const char *extra;
+} soft_cases[] = {
+    {0, 1, 1, ""},
+    {-1.5f, 2.5f, 7, "--range -1.5:2.5"},
+    {0.25f, 0.75f, 10, "--range 0.25:0.75"},
+    {0, 1, 3000, ""},
+    {0, 1, 65536, ""},
+    {0, 1, 300, "--variant per-lane"},
+    {0, 1, 1000, "--variant per-block"},
+    {0, 1, 1000, "--variant global"},
+};
+#define SOFT_CASES ((int)(sizeof soft_cases / sizeof soft_cases[0]))
+
+START_TEST(test_soft_bins_on_the_gpu_match_for_every_range_bins_and_placement)
+{
+    size_t size = 4000004;
+    float *keys = generated_keys(size, DATA_UNIFORM, 7);
+    char args[256];
+    snprintf(args, sizeof args, "--size %zu --seed 7 --bins %u %s --reps 1 --print-bins", size,
+             soft_cases[_i].bins, soft_cases[_i].extra);
+    check_soft(keys, size / 4, soft_cases[_i].lo, soft_cases[_i].hi, soft_cases[_i].bins, args);
+    free(keys);
+}
+END_TEST
+
+/* A file of floats as they are: NaN, the infinities, negatives, 0 and -0,
+ * the range's ends and keys just inside them, between uniform ones. */
+START_TEST(test_soft_bins_on_the_gpu_give_nothing_for_keys_outside_the_range)
+{
+    enum { N = 40003 };
+    float *keys = generated_keys(4 * (size_t)N, DATA_UNIFORM, 9);
+    const float odd[] = {NAN,   INFINITY, -INFINITY,    -0.5f, 0.0f,
+                         -0.0f, 1.0f,     0.999999940f, 2.0f,  1e-40f};
+    for (int i = 0; i < N; i += 7)
+        keys[i] = odd[(i / 7) % 10];
+    char path[] = "/tmp/check_generalized_XXXXXX", args[256];
+    int fd = mkstemp(path);
+    ck_assert(fd >= 0);
+    FILE *f = fdopen(fd, "wb");
+    ck_assert(f && fwrite(keys, 4, N, f) == N && fclose(f) == 0);
+    snprintf(args, sizeof args, "--file %s --bins 10 --reps 1 --print-bins", path);
+    check_soft(keys, N, 0, 1, 10, args);
+    unlink(path);
+    free(keys);
+}
+END_TEST
+
+/* ----------------------------------------- 6: brightest, darkest, GPU -- */
+
+/* A pixel's hue bin (as stage 08 defines it, rebuilt here), or NO_HUE for grey. */
+#define NO_HUE 0xffffffffu
+static unsigned hue_bin(unsigned r, unsigned g, unsigned b, unsigned bins)
+{
+    unsigned high = r > g ? (r > b ? r : b) : (g > b ? g : b);
+    unsigned low = r < g ? (r < b ? r : b) : (g < b ? g : b), chroma = high - low;
+    if (chroma == 0)
+        return NO_HUE;
+    long long h = high == r   ? 60LL * ((long long)g - b)
+                  : high == g ? 60LL * (2LL * chroma + b - (long long)r)
+                              : 60LL * (4LL * chroma + r - (long long)g);
+    h += h < 0 ? 360LL * chroma : 0;
+    return (unsigned)(h * bins / (360LL * chroma));
+}
+
+/* Runs the program on n pixels with args; asserts exit 0, both reports
+ * verified, and every bin of both as worked out here: the brightest pixel
+ * (its largest channel; of two as bright, the first) and the least
+ * brightness of each hue; an empty bin holds the identities, brightness 0 at
+ * pixel 2^32 - 1, and 2^32 - 1. */
+static void check_pixels(const unsigned char *rgb, size_t n, unsigned bins, const char *args)
+{
+    unsigned *best = malloc(2 * sizeof *best * bins), *least = malloc(sizeof *least * bins);
+    ck_assert(best && least);
+    for (unsigned b = 0; b < bins; b++)
+        best[2 * b] = 0, best[2 * b + 1] = 0xffffffffu, least[b] = 0xffffffffu;
+    for (size_t p = 0; p < n; p++) {
+        const unsigned char *c = rgb + 3 * p;
+        unsigned bin = hue_bin(c[0], c[1], c[2], bins);
+        unsigned v = c[0] > c[1] ? (c[0] > c[2] ? c[0] : c[2]) : (c[1] > c[2] ? c[1] : c[2]);
+        if (bin == NO_HUE)
+            continue;
+        if (v > best[2 * bin])
+            best[2 * bin] = v, best[2 * bin + 1] = (unsigned)p;
+        least[bin] = v < least[bin] ? v : least[bin];
+    }
+    struct ran r = run_program(args);
+    ck_assert_msg(r.status == EXIT_OK, "%s: %s, stderr: %.1500s", args, meaning(r.status), r.err);
+    const char *second = strstr(r.out, "\nverified:   yes");
+    ck_assert_msg(second && strstr(second + 1, "\nverified:   yes"),
+                  "%s: not two 'verified: yes' lines (brightest, darkest):\n%.1500s", args, r.out);
+    unsigned picks = 0, minima = 0;
+    for (const char *line = r.out; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+        unsigned b, v, pixel;
+        if (!isdigit((unsigned char)*line))
+            continue;
+        if (sscanf(line, "%u: brightness %u, pixel %u", &b, &v, &pixel) == 3) {
+            ck_assert_msg(b == picks, "%s: brightest: bin %u printed where %u was due", args, b,
+                          picks);
+            ck_assert_msg(v == best[2 * b] && pixel == best[2 * b + 1],
+                          "%s: brightest: bin %u holds brightness %u, pixel %u; the brightest "
+                          "pixel of that hue (the first, of two as bright) is brightness %u, "
+                          "pixel %u%s",
+                          args, b, v, pixel, best[2 * b], best[2 * b + 1],
+                          best[2 * b] ? "" : " (no pixel: the identity)");
+            picks++;
+        } else if (sscanf(line, "%u: darkest %u", &b, &v) == 2) {
+            ck_assert_msg(b == minima, "%s: darkest: bin %u printed where %u was due", args, b,
+                          minima);
+            ck_assert_msg(v == least[b],
+                          "%s: darkest: bin %u holds %u; the least brightness of "
+                          "that hue is %u%s",
+                          args, b, v, least[b],
+                          least[b] == 0xffffffffu ? " (no pixel: the identity)" : "");
+            minima++;
+        }
+    }
+    ck_assert_msg(picks == bins && minima == bins, "%s: %u and %u bins printed, not %u each", args,
+                  picks, minima, bins);
+    free_ran(&r);
+    free(best), free(least);
+}
+
+/* Around the 16-byte item again, in 3-byte pixels; a prime; some 3 MB. */
+static const size_t pixel_sizes[] = {0, 3, 15, 45, 48, 51, 3 * 10007, 3000000};
+#define PIXEL_SIZES ((int)(sizeof pixel_sizes / sizeof pixel_sizes[0]))
+
+START_TEST(test_brightest_and_darkest_on_the_gpu_match_for_every_size_and_kind)
+{
+    size_t size = pixel_sizes[_i / 4];
+    enum data_kind kind = (enum data_kind)(_i % 4);
+    unsigned char *rgb = malloc(size ? size : 1);
+    ck_assert(rgb != NULL);
+    fill_input(kind, rgb, size, 200 + _i);
+    char args[256];
+    snprintf(args, sizeof args,
+             "--pixels --size %zu --data %s --seed %d --bins 36 --reps 1 --print-bins", size,
+             data_kind_name(kind), 200 + _i);
+    check_pixels(rgb, size / 3, 36, args);
+    free(rgb);
+}
+END_TEST
+
+/* The photograph: one hue bin (every hued pixel meets in it), 36, and 360. */
+static const unsigned image_bins[] = {1, 36, 360};
+#define IMAGE_BINS ((int)(sizeof image_bins / sizeof image_bins[0]))
+
+START_TEST(test_brightest_and_darkest_of_the_photograph_match)
+{
+    struct image img;
+    char why[512], args[256];
+    ck_assert_msg(read_bmp(IMAGE, &img, why, sizeof why) == EXIT_OK, "%s", why);
+    snprintf(args, sizeof args, "--image %s --bins %u --reps 1 --print-bins", IMAGE,
+             image_bins[_i]);
+    check_pixels(img.rgb, (size_t)img.width * img.height, image_bins[_i], args);
+    free_image(&img);
+}
+END_TEST
+
+/* ----------------------------------------- 7: the default input, the CSV -- */
+
+START_TEST(test_default_is_soft_bins_of_the_books_100_mib)
+{
+    float *keys = generated_keys((size_t)100 << 20, DATA_UNIFORM, 1);
+    check_soft(keys, (size_t)25 << 20, 0, 1, 1000, "--reps 1 --print-bins");
+    free(keys);
+}
+END_TEST
+
+START_TEST(test_csv_prints_header_and_a_verified_row_per_placement)
+{
+    const char *args = "--size 4096 --data skewed --reps 2 --csv";
+    struct ran r = run_program(args);
+    ck_assert_msg(r.status == EXIT_OK, "%s: %s, stderr: %.1500s", args, meaning(r.status), r.err);
+    char *row = strchr(r.out, '\n');
+    ck_assert_msg(row != NULL, "%s: no header line: %.1500s", args, r.out);
+    *row++ = '\0';
+    ck_assert_str_eq(r.out, CSV_HEADER);
+    int rows = 0;
+    for (char *end; *row; row = end + 1, rows++) {
+        end = strchr(row, '\n');
+        ck_assert_msg(end != NULL, "%s: a row without its line's end: %s", args, row);
+        *end = '\0';
+        ck_assert_msg(strncmp(row, "17_generalized,soft/", 20) == 0, "%s: row starts wrong: %s",
+                      args, row);
+        ck_assert_msg(strstr(row, ",skewed,4096,"), "%s: data and bytes: %s", args, row);
+        ck_assert_msg(strcmp(row + strlen(row) - 4, ",yes") == 0, "%s: not verified: %s", args,
+                      row);
+    }
+    ck_assert_msg(rows >= 2, "%s: %d rows: the library's choice and each placement", args, rows);
+    free_ran(&r);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    set_stage("17_generalized", argc, argv);
+    Suite *suite = suite_create("exercise 17: your types for stage 08's library");
+
+    /* On the host, before any GPU: these run on every machine. */
+    TCase *laws = exercise_tcase("the combines' laws, on the host", 1);
+    tcase_add_loop_test(laws,
+                        test_combines_are_associative_commutative_with_an_identity_and_as_meant, 0,
+                        LAW_SEEDS);
+    add_tcase(suite, laws, LAW_SEEDS);
+
+    TCase *outputs = exercise_tcase("the transform's outputs, on the host", 3);
+    tcase_add_test(outputs, test_soft_bins_splits_every_chosen_key_as_the_readme_says);
+    tcase_add_test(outputs, test_soft_bins_items_keep_the_librarys_contract);
+    add_tcase(suite, outputs, 2);
+
+    TCase *usage = exercise_tcase("bad usage refused, before the GPU", 0);
+    tcase_add_loop_test(usage, test_bad_usage_is_refused_before_the_gpu, 0, REFUSED);
+    add_tcase(suite, usage, REFUSED);
+
+    /* With the library, on the GPU: without one, the program exits 77 and
+     * these are counted as not run. */
+    TCase *soft = exercise_tcase("soft bins on the GPU, every size and kind", 5);
+    tcase_add_loop_test(soft, test_soft_bins_on_the_gpu_match_for_every_size_and_kind, 0,
+                        SOFT_SIZES * 4);
+    add_if_runnable(suite, soft, SOFT_SIZES * 4);
+
+    TCase *placed = exercise_tcase("soft bins on the GPU, every range, bins and placement", 5);
+    tcase_add_loop_test(placed, test_soft_bins_on_the_gpu_match_for_every_range_bins_and_placement,
+                        0, SOFT_CASES);
+    tcase_add_test(placed, test_soft_bins_on_the_gpu_give_nothing_for_keys_outside_the_range);
+    add_if_runnable(suite, placed, SOFT_CASES + 1);
+
+    TCase *pixels = exercise_tcase("brightest and darkest on the GPU, pixels and a photograph", 5);
+    tcase_add_loop_test(pixels, test_brightest_and_darkest_on_the_gpu_match_for_every_size_and_kind,
+                        0, PIXEL_SIZES * 4);
+    tcase_add_loop_test(pixels, test_brightest_and_darkest_of_the_photograph_match, 0, IMAGE_BINS);
+    add_if_runnable(suite, pixels, PIXEL_SIZES * 4 + IMAGE_BINS);
+
+    TCase *whole = exercise_tcase("the default input, the book's 100 MiB, and the CSV", 0);
+    tcase_add_test(whole, test_default_is_soft_bins_of_the_books_100_mib);
+    tcase_add_test(whole, test_csv_prints_header_and_a_verified_row_per_placement);
+    add_if_runnable(suite, whole, 2);
+    return run_exercise(suite);
+}

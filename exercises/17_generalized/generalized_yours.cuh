@@ -1,0 +1,84 @@
+/*
+ * generalized_yours.cuh - exercise 17, the part you write: three types for
+ * stage 08's library. soft_bins, a transform that splits each f32 key's count
+ * of 1 between the two bins whose centres are nearest; brightest and darkest,
+ * two combines the library runs in a compare-and-swap loop. generalized.cu
+ * includes this file, checks your types on the host (--laws), then runs the
+ * library with them on the GPU. Look for TODO.
+ */
+
+/* ----------------------------------------------------------- soft binning -- */
+
+/* Each item is 4 keys, one 16-byte load. */
+struct soft_bins {
+    typedef float4 item_type;
+    /* TODO: the most outputs one item emits: count them once split is written. */
+    static constexpr int outputs = 4;
+    static constexpr unsigned max_bins = 65536;
+    struct soft_range range; /* the only member: the program makes one as soft_bins{range} */
+
+    __host__ __device__ unsigned bins() const
+    {
+        return range.bins;
+    }
+
+    __device__ float4 read(const keys_in &in, size_t i) const
+    {
+        return in.keys[i];
+    }
+
+    /* Item i holds keys 4i to 4i + 3; in the last item, those from n on are padding. */
+    template <typename Out>
+    __host__ __device__ void operator()(const keys_in &in, const float4 &item, size_t i,
+                                        Out &out) const
+    {
+        const float key[4] = {item.x, item.y, item.z, item.w};
+        for (int j = 0; j < 4 && 4 * i + j < in.n; j++)
+            split(key[j], out);
+    }
+
+    /* One key's outputs, out(bin, weight), each bin below bins(). */
+    template <typename Out> __host__ __device__ void split(float key, Out &out) const
+    {
+        /* TODO: split the key's 1 between the two bins whose centres are
+         * nearest, the nearer centre taking the larger share; a share that
+         * would fall past the first or the last bin stays in that bin (the
+         * README says how). This counts the key whole in its own bin, as a
+         * plain histogram does. */
+        if (!(key >= range.lo && key < range.hi)) /* a NaN fails every comparison */
+            return;
+        unsigned bin = (unsigned)((key - range.lo) * range.scale);
+        out(bin < range.bins ? bin : range.bins - 1, 1.0f);
+    }
+};
+
+/* --------------------------------------------------------------- combines -- */
+
+/* The brighter pick; of two as bright, the one with the smaller pixel index. */
+struct brightest : gh_cas<pick> {
+    /* TODO: the pick that every real pick beats. */
+    __host__ __device__ static pick identity()
+    {
+        return {0, 0};
+    }
+    /* TODO: the brighter of a and b; of two as bright, the smaller pixel index.
+     * This keeps the first it is given. */
+    __host__ __device__ pick operator()(pick a, pick) const
+    {
+        return a;
+    }
+};
+
+/* The smaller value, written by hand. */
+struct darkest : gh_cas<unsigned> {
+    /* TODO: the value v that leaves every value as it is: combine(v, a) == a. */
+    __host__ __device__ static unsigned identity()
+    {
+        return 0;
+    }
+    /* TODO: the smaller of a and b. This keeps the first it is given. */
+    __host__ __device__ unsigned operator()(unsigned a, unsigned) const
+    {
+        return a;
+    }
+};
