@@ -23,7 +23,7 @@ endif
 # The GPU's architecture, asked once here for every sub-make (common/flags.mk).
 include common/cuda-arch.mk
 
-.PHONY: all built common demo demo-short test test-full asan bench lab profile plots many-bins chapters deps help clean \
+.PHONY: all built common demo demo-short test test-full asan bench lab profile plots many-bins generalized chapters deps help clean \
         $(STAGES) $(TOOLS)
 
 all: $(STAGES) $(TOOLS)
@@ -75,6 +75,12 @@ plots: $(DEPS)
 many-bins: $(DEPS)
 	@plots/many-bins.sh
 
+# stage 08_generalized against chapter 08's targets on every GPU swept, from
+# plots/results/sweep-08-generalized-*.csv, and the photograph's hues from
+# plots/results/hue-*.dat: GENERALIZED_OUT, see plots/generalized.sh
+generalized: $(DEPS)
+	@plots/generalized.sh
+
 # every command the chapters show, run as written (CHAPTERS='chapters/03_shared_atomics.md': one)
 chapters: $(DEPS)
 	@chapters/run-commands.sh $(CHAPTERS)
@@ -121,6 +127,12 @@ help:
 	@echo "                plots/results/sweep-07-many-bins-*.csv: a report, many-bins-targets.txt"
 	@echo "                beside them, and a chart, plots/figures/many-bins-gpus.png (MANY_BINS_OUT:"
 	@echo "                one folder for both)"
+	@echo "make generalized  stage 08_generalized against chapter 08's targets on every GPU swept,"
+	@echo "                from the sweeps plots/results/sweep-08-generalized-*.csv: a report,"
+	@echo "                generalized-targets.txt beside them; charts in plots/figures/: the"
+	@echo "                cases, generalized-gpus.png, and the photograph's hues,"
+	@echo "                hue-stats-chelsea.png (from results/hue-36-chelsea.dat)"
+	@echo "                (GENERALIZED_OUT: one folder for all)"
 	@echo "make chapters   run every command the chapters show, as written, and compare"
 	@echo "                the recorded outputs made on this machine with a new run"
 	@echo "make asan       the common/ suite (file and BMP readers) under AddressSanitizer"

@@ -1438,6 +1438,392 @@ START_TEST(test_many_bins_draws_the_chart_of_every_gpu)
 }
 END_TEST
 
+/* ---------------------------------------------------------- generalized -- */
+
+/* make generalized (generalized.sh) on the fixture: the recorded H100 sweep of
+ * 08_generalized cut down to four cases on uniform, skewed and constant input,
+ * each input under its own header as --sweep writes it, every group whole; a
+ * made-up second GPU (the same rows, other times); and a photograph's hue
+ * table (tests/fixture/generalized/). The expected numbers are worked out here
+ * from those files, as chapter 08 defines them, never copied from the script. */
+#define GENERALIZED_FIXTURE "tests/fixture/generalized"
+
+/* The fixture's sweeps, in the order the shell's glob gives them: their count */
+static int generalized_fixture(char csvs[][256], int most)
+{
+    glob_t found;
+    ck_assert_int_eq(glob(GENERALIZED_FIXTURE "/*.csv", 0, NULL, &found), 0);
+    int n = 0;
+    for (size_t i = 0; i < found.gl_pathc && n < most; i++)
+        snprintf(csvs[n++], 256, "%s", found.gl_pathv[i]);
+    globfree(&found);
+    ck_assert_int_ge(n, 2);
+    return n;
+}
+
+/* One way's % of the read floor on one case and input of a sweep CSV: 100 x
+ * the kernel ms of the case's read-bandwidth row / the way's kernel ms; way
+ * "auto" is the library's own choice, whatever its placement (auto:...). -1
+ * where the CSV has no such row. gpu gets the CSV's device. */
+static double generalized_pct(const char *csv, const char *data, const char *name, const char *way,
+                              char *gpu, size_t gpu_size)
+{
+    FILE *f = fopen(csv, "r");
+    ck_assert_msg(f != NULL, "cannot read %s", csv);
+    char line[512];
+    double floor_ms = -1, way_ms = -1;
+    while (fgets(line, sizeof line, f)) {
+        char impl[128], device[128], kind[32];
+        double ms;
+        if (sscanf(line, "%*[^,],%127[^,],%127[^,],%31[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%lf",
+                   impl, device, kind, &ms) != 4)
+            continue; /* a header: one per input */
+        snprintf(gpu, gpu_size, "%s", device);
+        char *slash = strchr(impl, '/');
+        if (!slash || strcmp(slash + 1, name) != 0 || strcmp(kind, data) != 0)
+            continue;
+        *slash = '\0';
+        if (strcmp(impl, "read-bandwidth") == 0)
+            floor_ms = ms;
+        else if (strcmp(impl, way) == 0 ||
+                 (strcmp(way, "auto") == 0 && strncmp(impl, "auto:", 5) == 0))
+            way_ms = ms;
+    }
+    fclose(f);
+    return floor_ms > 0 && way_ms > 0 ? 100 * floor_ms / way_ms : -1;
+}
+
+/* What a target judges on one GPU and input: auto's %, or, for an "x CUB"
+ * target, auto's speed over CUB's (for RGBA cub-multi-even, for row sums the
+ * better of cub-segmented and cub-by-key); -1 where the CSV has none. */
+static double generalized_expected(const char *csv, const char *data, const char *name, bool ratio)
+{
+    char gpu[128];
+    double autos = generalized_pct(csv, data, name, "auto", gpu, sizeof gpu);
+    if (!ratio || autos < 0)
+        return autos;
+    double cub = generalized_pct(csv, data, name, "cub-multi-even", gpu, sizeof gpu);
+    if (strncmp(name, "rows/", 5) == 0) {
+        double segmented = generalized_pct(csv, data, name, "cub-segmented", gpu, sizeof gpu);
+        double by_key = generalized_pct(csv, data, name, "cub-by-key", gpu, sizeof gpu);
+        cub = segmented > by_key ? segmented : by_key;
+    }
+    return cub > 0 ? autos / cub : -1;
+}
+
+/* generalized.sh on the fixture, with no gnuplot, into a new folder: its
+ * report, to free; dir gets the folder (the caller removes it). Without
+ * gnuplot it says so in a line, and draws nothing. */
+static char *generalized_report(char dir[40])
+{
+    snprintf(dir, 40, "/tmp/generalized_XXXXXX");
+    ck_assert(mkdtemp(dir) != NULL);
+    char command[512], path[96];
+    snprintf(command, sizeof command,
+             "GNUPLOT=/nonexistent/gnuplot GENERALIZED_OUT=%s ./generalized.sh " GENERALIZED_FIXTURE
+             "/*.csv " GENERALIZED_FIXTURE "/*.dat",
+             dir);
+    struct ran r = run_command(command);
+    ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+    ck_assert_msg(strstr(r.out, "no charts: gnuplot is not installed"), "%s", r.out);
+    free_ran(&r);
+    snprintf(command, sizeof command, "ls %s | grep -q -e '\\.png$' -e '\\.svg$'", dir);
+    ck_assert_msg(shell(command) != 0, "a chart was drawn without gnuplot, in %s", dir);
+    snprintf(path, sizeof path, "%s/generalized-targets.txt", dir);
+    return read_text(path);
+}
+
+/* A row of the report's targets: its line, its case, its target */
+struct generalized_row {
+    const char *line;
+    char name[64]; /* the case: u8x4/256, rows/5000x10000... */
+    double target;
+    bool ratio; /* an "x CUB" target: a ratio of speeds, not a % */
+};
+
+/* Every row of the targets (from the line after the inputs' to the first
+ * blank one), into rows: their count */
+static int generalized_target_rows(const char *report, struct generalized_row *rows, int most)
+{
+    const char *heading = strstr(report, "\nTarget ");
+    ck_assert_msg(heading != NULL, "no targets heading:\n%s", report);
+    const char *line = strchr(strchr(heading + 1, '\n') + 1, '\n') + 1;
+    int n = 0;
+    for (; *line && *line != '\n' && n < most; line = strchr(line, '\n') + 1) {
+        const char *goal = strstr(line, ">= "), *start = goal, *end;
+        ck_assert_msg(goal && goal < strchr(line, '\n'), "a target row with no target: %.100s",
+                      line);
+        struct generalized_row *row = &rows[n++];
+        char *after;
+        row->line = line;
+        row->target = strtod(goal + 3, &after);
+        row->ratio = *after == 'x';
+        while (start > line && start[-1] == ' ') /* the case: the word before the target */
+            start--;
+        for (end = start; start > line && start[-1] != ' ';)
+            start--;
+        snprintf(row->name, sizeof row->name, "%.*s", (int)(end - start), start);
+    }
+    return n;
+}
+
+/* Where one GPU's cells are: from its name in the targets' heading to the next
+ * name (or the line's end); and the inputs under its name, in order */
+struct generalized_column {
+    long from, to;
+    char inputs[8][32];
+    int count;
+};
+
+static struct generalized_column generalized_column_of(const char *report, const char *gpu)
+{
+    struct generalized_column c = {0};
+    const char *heading = strstr(report, "\nTarget ");
+    ck_assert_msg(heading != NULL, "no targets heading:\n%s", report);
+    heading++;
+    const char *end = strchr(heading, '\n'), *name = strstr(heading, gpu), *next;
+    ck_assert_msg(name && name < end, "no column %s:\n%s", gpu, report);
+    for (next = name + strlen(gpu); next < end && *next == ' ';)
+        next++;
+    c.from = name - heading;
+    c.to = next - heading == end - heading ? 1000 : next - heading;
+    const char *under = end + 1, *under_end = strchr(under, '\n');
+    ck_assert_msg(under_end - under > c.from, "no inputs under %s:\n%s", gpu, report);
+    char words[256];
+    snprintf(words, sizeof words, "%.*s",
+             (int)((under_end - under < c.to ? under_end - under : c.to) - c.from), under + c.from);
+    for (char *word = strtok(words, " "); word && c.count < 8; word = strtok(NULL, " "))
+        snprintf(c.inputs[c.count++], sizeof c.inputs[0], "%s", word);
+    return c;
+}
+
+/* The values of a row under one GPU ("85.3*", "1.64x", "-"), in order: their count */
+static int generalized_values(const char *line, const struct generalized_column *c,
+                              char values[][16])
+{
+    long length = strchr(line, '\n') - line;
+    char cells[256];
+    ck_assert_msg(length > c->from, "a short row: %.100s", line);
+    snprintf(cells, sizeof cells, "%.*s", (int)((length < c->to ? length : c->to) - c->from),
+             line + c->from);
+    int n = 0;
+    for (char *word = strtok(cells, " "); word && n < 8; word = strtok(NULL, " "))
+        snprintf(values[n++], 16, "%s", word);
+    return n;
+}
+
+/* (i) each GPU's value of each target on each input is auto's % of the read
+ * floor of that case, to one decimal, or its speed over CUB's, to two, worked
+ * out from its CSV; "-" where the CSV has no such case */
+START_TEST(test_generalized_report_has_each_gpus_auto_on_each_input)
+{
+    char dir[40], csvs[8][256], gpu[128], values[8][16], expected[32], command[64];
+    int files = generalized_fixture(csvs, 8);
+    char *report = generalized_report(dir);
+    struct generalized_row rows[32];
+    int n = generalized_target_rows(report, rows, 32), checked = 0, ratios = 0;
+    ck_assert_msg(n >= 10, "%d targets:\n%s", n, report);
+    for (int f = 0; f < files; f++) {
+        generalized_pct(csvs[f], "uniform", "u8/256", "auto", gpu, sizeof gpu); /* its device */
+        struct generalized_column c = generalized_column_of(report, gpu);
+        ck_assert_msg(c.count == 3 && strcmp(c.inputs[0], "uniform") == 0 &&
+                          strcmp(c.inputs[1], "skewed") == 0 &&
+                          strcmp(c.inputs[2], "constant") == 0,
+                      "%s: not the inputs of its sweep:\n%s", gpu, report);
+        for (int r = 0; r < n; r++) {
+            ck_assert_int_eq(generalized_values(rows[r].line, &c, values), c.count);
+            for (int i = 0; i < c.count; i++) {
+                double want =
+                    generalized_expected(csvs[f], c.inputs[i], rows[r].name, rows[r].ratio);
+                if (want < 0)
+                    snprintf(expected, sizeof expected, "-");
+                else
+                    snprintf(expected, sizeof expected, rows[r].ratio ? "%.2fx" : "%.1f", want);
+                ck_assert_msg(strcspn(values[i], "*") == strlen(expected) &&
+                                  strncmp(values[i], expected, strlen(expected)) == 0,
+                              "%s, %s on %s: \"%s\", not %s: %.100s", gpu, rows[r].name,
+                              c.inputs[i], values[i], expected, rows[r].line);
+                checked += want >= 0;
+                ratios += want >= 0 && rows[r].ratio;
+            }
+        }
+    }
+    ck_assert_msg(checked >= 2 * 3 * 4 && ratios >= 2 * 3 * 2, "%d values, %d ratios checked",
+                  checked, ratios);
+    free(report);
+    snprintf(command, sizeof command, "rm -rf '%s'", dir);
+    shell(command);
+}
+END_TEST
+
+/* (ii) a value under its target carries '*', one at or above it does not; the
+ * fixture has both (the H100's u16 keys at 65536 bins are under 75%) */
+START_TEST(test_generalized_marks_a_value_under_its_target_alone)
+{
+    char dir[40], csvs[8][256], gpu[128], values[8][16], command[64];
+    int files = generalized_fixture(csvs, 8);
+    char *report = generalized_report(dir);
+    struct generalized_row rows[32];
+    int n = generalized_target_rows(report, rows, 32), under = 0, over = 0;
+    for (int f = 0; f < files; f++) {
+        generalized_pct(csvs[f], "uniform", "u8/256", "auto", gpu, sizeof gpu);
+        struct generalized_column c = generalized_column_of(report, gpu);
+        for (int r = 0; r < n; r++) {
+            generalized_values(rows[r].line, &c, values);
+            for (int i = 0; i < c.count; i++) {
+                double want =
+                    generalized_expected(csvs[f], c.inputs[i], rows[r].name, rows[r].ratio);
+                bool marked = strchr(values[i], '*') != NULL;
+                if (want < 0) {
+                    ck_assert_msg(!marked, "%s, %s: a mark on no value", gpu, rows[r].name);
+                    continue;
+                }
+                ck_assert_msg(marked == (want < rows[r].target), "%s, %s on %s: %g against %g %s",
+                              gpu, rows[r].name, c.inputs[i], want, rows[r].target,
+                              marked ? "is marked" : "is not marked");
+                under += want < rows[r].target;
+                over += want >= rows[r].target;
+            }
+        }
+    }
+    ck_assert_msg(under > 0 && over > 0, "the fixture has %d values under, %d over", under, over);
+    ck_assert_msg(strstr(report, "\n* misses its target"), "%s", report); /* what the mark means */
+    free(report);
+    snprintf(command, sizeof command, "rm -rf '%s'", dir);
+    shell(command);
+}
+END_TEST
+
+/* Every line of the report fits 100 columns with two GPUs, as a chapter
+ * shows it, and its header says what every % is of */
+START_TEST(test_generalized_report_fits_100_columns_and_names_the_floor)
+{
+    char dir[40], command[64];
+    char *report = generalized_report(dir);
+    int number = 0;
+    for (const char *line = report; *line; line = strchr(line, '\n') + 1) {
+        number++;
+        ck_assert_msg(strchr(line, '\n'), "line %d has no newline", number);
+        long length = strchr(line, '\n') - line;
+        ck_assert_msg(length <= 100, "line %d: %ld columns: %.*s", number, length, (int)length,
+                      line);
+    }
+    ck_assert_int_gt(number, 20);
+    ck_assert_msg(strstr(report, "Every % is of the read floor") &&
+                      strstr(report, "read-bandwidth/<case>"),
+                  "%s", report);
+    free(report);
+    snprintf(command, sizeof command, "rm -rf '%s'", dir);
+    shell(command);
+}
+END_TEST
+
+/* (iii) a row whose result was wrong (verified no) is no result: one line
+ * that says so, exit 1, and no report */
+START_TEST(test_generalized_refuses_an_unverified_row_with_exit_1)
+{
+    char dir[] = "/tmp/generalized_no_XXXXXX", command[1024];
+    ck_assert(mkdtemp(dir) != NULL);
+    snprintf(command, sizeof command,
+             "cp " GENERALIZED_FIXTURE "/*.csv %s/ && csv=$(ls %s/*.csv | tail -1) &&"
+             " sed -i '5s/,yes$/,no/' $csv && grep -q ',no$' $csv",
+             dir, dir);
+    ck_assert_int_eq(shell(command), 0);
+    snprintf(command, sizeof command, "GENERALIZED_OUT=%s/out ./generalized.sh %s/*.csv", dir, dir);
+    struct ran r = run_command(command);
+    ck_assert_msg(r.status == EXIT_FAILED, "exit %d with a row not verified:\n%s", r.status, r.out);
+    ck_assert_msg(one_line(r.err) && strstr(r.err, "not verified") && strstr(r.err, "line 5"), "%s",
+                  r.err);
+    snprintf(command, sizeof command, "test -e %s/out/generalized-targets.txt", dir);
+    ck_assert_msg(shell(command) != 0, "a report was written all the same");
+    free_ran(&r);
+    snprintf(command, sizeof command, "rm -rf '%s'", dir);
+    shell(command);
+}
+END_TEST
+
+/* (iv) bad usage, exit 2 with one line that names the file, nothing written:
+ * a file that is not there, one that is no sweep, a hue table that is none */
+START_TEST(test_generalized_refuses_bad_usage_with_exit_2)
+{
+    /* a CSV where a hue table should be, made in a folder of its own */
+    char dir[] = "/tmp/generalized_usage_XXXXXX", not_hue[96], command[512];
+    ck_assert(mkdtemp(dir) != NULL);
+    snprintf(not_hue, sizeof not_hue, GENERALIZED_FIXTURE "/*.csv %s/hue-36-chelsea.dat", dir);
+    snprintf(command, sizeof command, "cp tests/fixture/fixture-gpu.csv %s/hue-36-chelsea.dat",
+             dir);
+    ck_assert_int_eq(shell(command), 0);
+    /* the files given, and what the one line must say */
+    const char *const cases[][2] = {
+        {GENERALIZED_FIXTURE "/no-such-sweep.csv", "no file"},
+        {GENERALIZED_FIXTURE "/README.md", "README.md: not a sweep of 08_generalized"},
+        {not_hue, "not a hue table"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(command, sizeof command,
+                 "GENERALIZED_OUT=/tmp/generalized_never ./generalized.sh %s", cases[i][0]);
+        struct ran r = run_command(command);
+        ck_assert_msg(r.status == EXIT_USAGE, "%s: exit %d", cases[i][0], r.status);
+        ck_assert_msg(one_line(r.err) && strstr(r.err, cases[i][1]), "%s: %s", cases[i][0], r.err);
+        ck_assert_int_ne(shell("test -e /tmp/generalized_never"), 0);
+        free_ran(&r);
+    }
+    snprintf(command, sizeof command, "rm -rf '%s'", dir);
+    shell(command);
+}
+END_TEST
+
+/* With gnuplot, the charts: generalized-gpus 1920 pixels wide, whose key names
+ * every GPU of the fixture, once for auto and once for CUB; and the hue chart,
+ * titled, with the bar of the fullest hue bin in that bin's colour */
+START_TEST(test_generalized_draws_both_charts)
+{
+    char dir[] = "/tmp/generalized_chart_XXXXXX", command[512], path[96], csvs[8][256], gpu[128];
+    ck_assert(mkdtemp(dir) != NULL);
+    snprintf(command, sizeof command,
+             "GENERALIZED_OUT=%s ./generalized.sh " GENERALIZED_FIXTURE
+             "/*.csv " GENERALIZED_FIXTURE "/hue-36-chelsea.dat",
+             dir);
+    struct ran r = run_command(command);
+    ck_assert_msg(r.status == 0 && strstr(r.out, "chart: "), "exit %d: %s%s", r.status, r.out,
+                  r.err);
+    free_ran(&r);
+    snprintf(path, sizeof path, "%s/generalized-gpus.png", dir);
+    ck_assert_int_eq(png_width(path), 1920);
+    snprintf(command, sizeof command, "test $(stat -c %%s %s) -gt 5000", path);
+    ck_assert_msg(shell(command) == 0, "%s: too small to hold a chart", path);
+    snprintf(path, sizeof path, "%s/generalized-gpus.svg", dir);
+    char *svg = read_text(path);
+    ck_assert_msg(strstr(svg, "<svg"), "%s: not an SVG", path);
+    int files = generalized_fixture(csvs, 8);
+    for (int f = 0; f < files; f++) {
+        generalized_pct(csvs[f], "uniform", "u8/256", "auto", gpu, sizeof gpu); /* its device */
+        char text[192];
+        snprintf(text, sizeof text, "<text>%s: auto, the library's choice</text>", gpu);
+        ck_assert_msg(strstr(svg, text), "%s: no '%s'", path, text);
+        snprintf(text, sizeof text, "<text>%s: CUB, its best</text>", gpu);
+        ck_assert_msg(strstr(svg, text), "%s: no '%s'", path, text);
+    }
+    free(svg);
+
+    snprintf(path, sizeof path, "%s/hue-stats-chelsea.png", dir);
+    ck_assert_int_gt(png_width(path), 0);
+    snprintf(path, sizeof path, "%s/hue-stats-chelsea.svg", dir);
+    svg = read_text(path);
+    ck_assert_msg(
+        strstr(svg, "<text>The photograph's hues: what a histogram of counts cannot show</text>"),
+        "%s: not titled", path);
+    /* the fullest bin, from the table: its colour (gnuplot's SVG writes rgb(%3d, %3d, %3d)) */
+    char *colour = output_of("sort -n -k4 " GENERALIZED_FIXTURE "/hue-36-chelsea.dat | tail -1 |"
+                             " awk '{ printf \"rgb(%3d, %3d, %3d)\", $7, $8, $9 }'");
+    ck_assert_msg(strstr(svg, colour), "%s: no bar filled with %s", path, colour);
+    free(colour);
+    free(svg);
+    snprintf(command, sizeof command, "rm -rf '%s'", dir);
+    shell(command);
+}
+END_TEST
+
 /* -------------------------------------------------------------- profile -- */
 
 /* profile.sh with these knobs, writing into a new folder: it must exit with
@@ -1849,6 +2235,19 @@ int main(void)
     else
         skipped += 1;
     suite_add_tcase(suite, many_bins);
+
+    TCase *generalized = tcase_create("generalized");
+    tcase_set_timeout(generalized, 60);
+    tcase_add_test(generalized, test_generalized_report_has_each_gpus_auto_on_each_input);
+    tcase_add_test(generalized, test_generalized_marks_a_value_under_its_target_alone);
+    tcase_add_test(generalized, test_generalized_report_fits_100_columns_and_names_the_floor);
+    tcase_add_test(generalized, test_generalized_refuses_an_unverified_row_with_exit_1);
+    tcase_add_test(generalized, test_generalized_refuses_bad_usage_with_exit_2);
+    if (shell("command -v gnuplot >/dev/null") == 0)
+        tcase_add_test(generalized, test_generalized_draws_both_charts);
+    else
+        skipped += 1;
+    suite_add_tcase(suite, generalized);
 
     TCase *lab_case = tcase_create("lab");
     tcase_set_timeout(lab_case, 60);
