@@ -379,6 +379,48 @@ static struct hsv hsv_of(unsigned r, unsigned g, unsigned b, unsigned bins)
     return p;
 }
 
+/* The copy above is what the suite checks the GPU's hues against; this checks
+ * the copy against the textbook formula in doubles, on every 24-bit colour:
+ * hue = 60 x ((g - b) / c mod 6), (b - r) / c + 2 or (r - g) / c + 4 for the
+ * largest channel r, g or b, c = largest - smallest. A bin's edge is a
+ * fraction whose denominator is at most 255 x 360 x 6, so a double within
+ * 1e-9 of an integer is on the edge, and the integer is the bin. */
+static unsigned textbook_hue_bin(unsigned r, unsigned g, unsigned b, unsigned bins)
+{
+    double high = fmax(r, fmax(g, b)), c = high - fmin(r, fmin(g, b)), h;
+    if (c == 0)
+        return NO_BIN;
+    if (high == r)
+        h = 60 * fmod(((double)g - b) / c + 6, 6);
+    else if (high == g)
+        h = 60 * (((double)b - r) / c + 2);
+    else
+        h = 60 * (((double)r - g) / c + 4);
+    double x = h * bins / 360, nearest = round(x);
+    return fabs(x - nearest) < 1e-9 ? (unsigned)nearest % bins : (unsigned)floor(x);
+}
+
+START_TEST(test_hues_match_the_textbook_formula_on_every_colour)
+{
+    const unsigned bins[] = {1, 7, 36, 360};
+    unsigned wrong = 0, first[3] = {0, 0, 0}, which = 0;
+    for (unsigned rgb = 0; rgb < 1u << 24; rgb++) {
+        unsigned r = rgb >> 16, g = rgb >> 8 & 255, b = rgb & 255;
+        unsigned high = r > g ? (r > b ? r : b) : (g > b ? g : b);
+        unsigned low = r < g ? (r < b ? r : b) : (g < b ? g : b);
+        for (int k = 0; k < 4; k++) {
+            struct hsv got = hsv_of(r, g, b, bins[k]);
+            bool ok = got.hue_bin == textbook_hue_bin(r, g, b, bins[k]) && got.value == high &&
+                      got.saturation == (high ? 255 * (high - low) / high : 0);
+            if (!ok && wrong++ == 0)
+                first[0] = r, first[1] = g, first[2] = b, which = bins[k];
+        }
+    }
+    ck_assert_msg(wrong == 0, "%u colours and bins disagree, first (%u, %u, %u) in %u bins", wrong,
+                  first[0], first[1], first[2], which);
+}
+END_TEST
+
 /* ================================================ what a bin must print == */
 
 /* What a case's bins hold, and so how each is printed and checked. */
@@ -1717,6 +1759,10 @@ int main(int argc, char **argv)
     tcase_add_test(order, test_every_bit_pattern_comes_back);
     tcase_add_test(order, test_orders_rise_with_the_floats);
     add_tcase(suite, order, 2);
+
+    TCase *hues = tcase_of("hues", 60);
+    tcase_add_test(hues, test_hues_match_the_textbook_formula_on_every_colour);
+    add_tcase(suite, hues, 1);
 
     TCase *no_gpu = tcase_of("no gpu", 60);
     tcase_add_test(no_gpu, test_without_a_gpu_it_exits_77_with_its_reason);
