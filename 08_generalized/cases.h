@@ -5,9 +5,9 @@
  * definitions of a float's bin (CUB's rule) and of a pixel's hue. Counts,
  * minima and maxima must match exactly. A float sum may differ from the
  * CPU's double sum by (k + 2) x 2^-24 x the sum of its k terms' magnitudes:
- * float additions in any order stay within (k - 1) x 2^-24 of it (Higham,
- * Accuracy and Stability of Numerical Algorithms, 2nd ed., section 4.2),
- * and the margin covers the GPU's own rounding of a term's inputs.
+ * float additions in any order stay within (k - 1) x 2^-24 of it, to first
+ * order (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed.,
+ * section 4.2), and three roundings more are a margin.
  */
 #ifndef CASES_H
 #define CASES_H

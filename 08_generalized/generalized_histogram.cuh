@@ -173,9 +173,9 @@ enum gh_strategy { GH_AUTO, GH_PER_LANE, GH_PER_BLOCK, GH_PER_BLOCK_HALVES, GH_G
 /* The transform's out: an atomic on the block's copy of each output's bin. Where
  * lanes may wait on one counter that the hardware does not combine (values; counts
  * in halves or global memory), a thread combines a run of equal outputs in
- * registers, one atomic when the bin changes, and a full warp that ends runs of
- * one bin combines them by shuffles first. (32-bit counters need neither: the
- * hardware combines an increment of 1 to one address.) */
+ * registers, one atomic when the bin changes; a full warp whose lanes all end
+ * runs of values in one bin combines them by shuffles first. (32-bit counters need
+ * neither: the hardware combines an increment of 1 to one address.) */
 template <typename C, typename T, gh_strategy S> struct gh_out {
     typedef typename gh_store<C>::word word;
     static constexpr bool lanes = S == GH_PER_LANE, halves = S == GH_PER_BLOCK_HALVES;
