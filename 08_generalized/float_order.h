@@ -1,8 +1,7 @@
 /*
  * float_order.h - floats as unsigned integers in the same order, so that a
  * per-bin minimum or maximum of floats is one integer atomicMin or atomicMax
- * (issue 24's second piece, a prototype until 08_generalized is a stage).
- * C, for the host and, under nvcc, the GPU.
+ * (stage 08's gh_parts). C, for the host and, under nvcc, the GPU.
  *
  * A non-negative float's bits already sort as unsigned integers; setting the
  * sign bit puts them all above the negatives. A negative float's bits sort

@@ -15,6 +15,7 @@
 
 #include "even_bins.h"
 #include "float_order.h"
+#include "hsv.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -356,31 +357,9 @@ static unsigned float_bin(float lo, float hi, float scale, unsigned bins, float 
     return bin < bins ? bin : bins - 1;
 }
 
-/* transforms.cuh's hsv_of: the value is the largest channel, the saturation
- * 255 x (largest - smallest) / largest, the hue's bin of bins over 360
- * degrees worked out exactly; a grey pixel has no hue (NO_BIN). */
-struct hsv {
-    unsigned hue_bin, saturation, value;
-};
-
-static struct hsv hsv_of(unsigned r, unsigned g, unsigned b, unsigned bins)
-{
-    unsigned high = r > g ? (r > b ? r : b) : (g > b ? g : b);
-    unsigned low = r < g ? (r < b ? r : b) : (g < b ? g : b), chroma = high - low;
-    struct hsv p = {NO_BIN, high ? 255 * chroma / high : 0, high};
-    if (chroma == 0)
-        return p;
-    long long h = high == r   ? 60LL * ((long long)g - b)
-                  : high == g ? 60LL * (2 * chroma + b - (long long)r)
-                              : 60LL * (4 * chroma + r - (long long)g);
-    if (h < 0)
-        h += 360LL * chroma;
-    p.hue_bin = (unsigned)(h * bins / (360LL * chroma));
-    return p;
-}
-
-/* The copy above is what the suite checks the GPU's hues against; this checks
- * the copy against the textbook formula in doubles, on every 24-bit colour:
+/* hsv.h's hsv_of, the stage's rule on the GPU and in its CPU answer, and the
+ * suite's for the hues it expects, against the textbook formula in doubles
+ * on every 24-bit colour:
  * hue = 60 x ((g - b) / c mod 6), (b - r) / c + 2 or (r - g) / c + 4 for the
  * largest channel r, g or b, c = largest - smallest. A bin's edge is a
  * fraction whose denominator is at most 255 x 360 x 6, so a double within

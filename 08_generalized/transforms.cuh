@@ -20,6 +20,7 @@
 
 #include "even_bins.h"
 #include "generalized_histogram.cuh"
+#include "hsv.h"
 
 #define MAX_BINS (1u << 24) /* u32 and f32 keys, rows: 64 MiB of 32-bit values */
 
@@ -246,38 +247,12 @@ struct row_sums {
 
 /* ---------------------------------------------------------------- pixels -- */
 
-/* A photograph's pixels, 3 bytes each: R, G, B. */
+/* A photograph's pixels, 3 bytes each: R, G, B. Each pixel's hue bin and
+ * saturation: hsv_of (hsv.h). */
 struct pixels_in {
     const unsigned char *rgb;
     size_t n;
 };
-
-/* A pixel's hue, saturation and value (HSV), in integers: the value is its
- * largest channel, the saturation 255 x (largest - smallest) / largest,
- * and the hue an angle on the colour wheel, red at 0 degrees. A grey pixel
- * (largest == smallest) has no hue. hue_bin: the hue's even bin of bins over
- * 360 degrees, or NO_BIN for grey, worked out exactly: the hue is a fraction
- * of 60 degrees x (largest - smallest). */
-struct hsv {
-    unsigned hue_bin, saturation, value;
-};
-
-__host__ __device__ inline struct hsv hsv_of(unsigned r, unsigned g, unsigned b, unsigned bins)
-{
-    unsigned high = r > g ? (r > b ? r : b) : (g > b ? g : b);
-    unsigned low = r < g ? (r < b ? r : b) : (g < b ? g : b), chroma = high - low;
-    struct hsv p = {NO_BIN, high ? 255 * chroma / high : 0, high};
-    if (chroma == 0)
-        return p;
-    /* the hue in degrees times chroma: 60 x (sector x chroma + offset), in [0, 360 x chroma) */
-    long long h = high == r   ? 60LL * ((long long)g - b)
-                  : high == g ? 60LL * (2 * chroma + b - (long long)r)
-                              : 60LL * (4 * chroma + r - (long long)g);
-    if (h < 0)
-        h += 360LL * chroma;
-    p.hue_bin = (unsigned)(h * bins / (360LL * chroma));
-    return p;
-}
 
 /* Per hue bin, what a plain histogram cannot give: how many pixels, their
  * saturations' sum (the mean is sum / count) and the brightest value. */

@@ -12,6 +12,7 @@
  */
 #include "stage_checks.h"
 #include "command_checks.h"
+#include "hsv.h" /* stage 08's hue of a pixel */
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -351,21 +352,6 @@ END_TEST
 
 /* ----------------------------------------- 6: brightest, darkest, GPU -- */
 
-/* A pixel's hue bin (as stage 08 defines it, rebuilt here), or NO_HUE for grey. */
-#define NO_HUE 0xffffffffu
-static unsigned hue_bin(unsigned r, unsigned g, unsigned b, unsigned bins)
-{
-    unsigned high = r > g ? (r > b ? r : b) : (g > b ? g : b);
-    unsigned low = r < g ? (r < b ? r : b) : (g < b ? g : b), chroma = high - low;
-    if (chroma == 0)
-        return NO_HUE;
-    long long h = high == r   ? 60LL * ((long long)g - b)
-                  : high == g ? 60LL * (2LL * chroma + b - (long long)r)
-                              : 60LL * (4LL * chroma + r - (long long)g);
-    h += h < 0 ? 360LL * chroma : 0;
-    return (unsigned)(h * bins / (360LL * chroma));
-}
-
 /* Runs the program on n pixels with args; asserts exit 0, both reports
  * verified, and every bin of both as worked out here: the brightest pixel
  * (its largest channel; of two as bright, the first) and the least
@@ -379,9 +365,9 @@ static void check_pixels(const unsigned char *rgb, size_t n, unsigned bins, cons
         best[2 * b] = 0, best[2 * b + 1] = 0xffffffffu, least[b] = 0xffffffffu;
     for (size_t p = 0; p < n; p++) {
         const unsigned char *c = rgb + 3 * p;
-        unsigned bin = hue_bin(c[0], c[1], c[2], bins);
-        unsigned v = c[0] > c[1] ? (c[0] > c[2] ? c[0] : c[2]) : (c[1] > c[2] ? c[1] : c[2]);
-        if (bin == NO_HUE)
+        struct hsv h = hsv_of(c[0], c[1], c[2], bins); /* stage 08's rule, hsv.h */
+        unsigned bin = h.hue_bin, v = h.value;
+        if (bin == NO_BIN)
             continue;
         if (v > best[2 * bin])
             best[2 * bin] = v, best[2 * bin + 1] = (unsigned)p;

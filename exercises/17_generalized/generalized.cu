@@ -17,6 +17,7 @@
 #include "book.h"
 #include "harness_cuda.h"
 #include "generalized_histogram.cuh" /* stage 08's library: read its header's first lines */
+#include "hsv.h"                     /* stage 08's hue of a pixel */
 
 #include <math.h>
 #include <stdlib.h>
@@ -83,28 +84,8 @@ static double split_tolerance(unsigned bins)
 
 /* -------------------------------------------------------------- the pixels -- */
 
-/* A pixel's hue bin of bins over 360 degrees, in integers as stage 08 works it
- * out: the hue is 60 degrees x (a sector plus a fraction over the chroma, the
- * largest channel less the smallest). A grey pixel (chroma 0) has no hue. */
-#define NO_HUE 0xffffffffu
-__host__ __device__ inline unsigned hue_bin(unsigned r, unsigned g, unsigned b, unsigned bins)
-{
-    unsigned high = r > g ? (r > b ? r : b) : (g > b ? g : b);
-    unsigned low = r < g ? (r < b ? r : b) : (g < b ? g : b), chroma = high - low;
-    if (chroma == 0)
-        return NO_HUE;
-    long long h = high == r   ? 60LL * ((long long)g - b)
-                  : high == g ? 60LL * (2LL * chroma + b - (long long)r)
-                              : 60LL * (4LL * chroma + r - (long long)g);
-    if (h < 0)
-        h += 360LL * chroma;
-    return (unsigned)(h * bins / (360LL * chroma));
-}
-
-__host__ __device__ inline unsigned brightness_of(unsigned r, unsigned g, unsigned b)
-{
-    return r > g ? (r > b ? r : b) : (g > b ? g : b);
-}
+/* A pixel's hue bin and brightness (its largest channel): stage 08's hsv_of,
+ * in hsv.h. A grey pixel has no hue (NO_BIN). */
 
 /* n pixels, 3 bytes each: R, G, B. */
 struct pixels_in {
@@ -136,13 +117,13 @@ template <typename C> struct pixel_hues {
     template <typename Out>
     __device__ void operator()(const pixels_in &, const rgb &p, size_t i, Out &out) const
     {
-        unsigned bin = hue_bin(p.r, p.g, p.b, hue_bins), bright = brightness_of(p.r, p.g, p.b);
-        if (bin == NO_HUE)
+        struct hsv c = hsv_of(p.r, p.g, p.b, hue_bins);
+        if (c.hue_bin == NO_BIN)
             return;
         if constexpr (std::is_same<typename C::value_type, pick>::value)
-            out(bin, pick{bright, (unsigned)i});
+            out(c.hue_bin, pick{c.value, (unsigned)i});
         else
-            out(bin, bright);
+            out(c.hue_bin, c.value);
     }
 };
 
@@ -204,8 +185,9 @@ static void cpu_pixels(const unsigned char *rgb, size_t n, unsigned bins, expect
     size_t hued = 0;
     for (size_t p = 0; p < n; p++) {
         const unsigned char *px = rgb + 3 * p;
-        unsigned bin = hue_bin(px[0], px[1], px[2], bins), v = brightness_of(px[0], px[1], px[2]);
-        if (bin == NO_HUE)
+        struct hsv c = hsv_of(px[0], px[1], px[2], bins);
+        unsigned bin = c.hue_bin, v = c.value;
+        if (bin == NO_BIN)
             continue;
         hued++;
         if (v > picks->exact[2 * bin])
