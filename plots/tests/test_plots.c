@@ -1178,17 +1178,52 @@ END_TEST
  * those CSVs, as the chapter defines them, never copied from the script. */
 #define MANY_BINS_FIXTURE "tests/fixture/many-bins"
 
-/* The fixture's CSVs, in the order the shell's glob gives them: their count */
-static int many_bins_fixture(char csvs[][256], int most)
+/* A fixture folder's sweep CSVs (at least two GPUs'), in the order the
+ * shell's glob gives them: their count */
+static int fixture_csvs(const char *folder, char csvs[][256], int most)
 {
+    char pattern[128];
+    snprintf(pattern, sizeof pattern, "%s/*.csv", folder);
     glob_t found;
-    ck_assert_int_eq(glob(MANY_BINS_FIXTURE "/*.csv", 0, NULL, &found), 0);
+    ck_assert_int_eq(glob(pattern, 0, NULL, &found), 0);
     int n = 0;
     for (size_t i = 0; i < found.gl_pathc && n < most; i++)
         snprintf(csvs[n++], 256, "%s", found.gl_pathv[i]);
     globfree(&found);
     ck_assert_int_ge(n, 2);
     return n;
+}
+
+/* A sweep script run on a copy of a fixture's CSVs in dir (a mkdtemp
+ * template), line 5 of the last one marked not verified, its output folder
+ * (the script's variable out) dir/out */
+static struct ran run_with_a_row_unverified(const char *fixture, const char *out,
+                                            const char *script, char *dir)
+{
+    char command[1024];
+    ck_assert(mkdtemp(dir) != NULL);
+    snprintf(command, sizeof command,
+             "cp %s/*.csv %s/ && csv=$(ls %s/*.csv | tail -1) &&"
+             " sed -i '5s/,yes$/,no/' $csv && grep -q ',no$' $csv",
+             fixture, dir, dir);
+    ck_assert_int_eq(shell(command), 0);
+    snprintf(command, sizeof command, "%s=%s/out %s %s/*.csv", out, dir, script, dir);
+    return run_command(command);
+}
+
+/* Every line of a report ends in a newline and fits 100 columns, as a
+ * chapter shows it, and there are more than at_least of them */
+static void assert_fits_100_columns(const char *report, int at_least)
+{
+    int number = 0;
+    for (const char *line = report; *line; line = strchr(line, '\n') + 1) {
+        number++;
+        ck_assert_msg(strchr(line, '\n'), "line %d has no newline", number);
+        long length = strchr(line, '\n') - line;
+        ck_assert_msg(length <= 100, "line %d: %ld columns: %.*s", number, length, (int)length,
+                      line);
+    }
+    ck_assert_int_gt(number, at_least);
 }
 
 /* The best % of the read floor of one group of a sweep CSV: 100 x the kernel
@@ -1289,7 +1324,7 @@ static const char *many_bins_cell(const char *report, const char *line, const ch
 START_TEST(test_many_bins_report_has_each_gpus_best_at_65536_bins)
 {
     char dir[32], csvs[8][256], gpu[128], expected[32], command[64];
-    int files = many_bins_fixture(csvs, 8);
+    int files = fixture_csvs(MANY_BINS_FIXTURE, csvs, 8);
     char *report = many_bins_report(dir);
     struct many_bins_row rows[16];
     int n = many_bins_best_rows(report, rows, 16), uniform = 0;
@@ -1320,7 +1355,7 @@ END_TEST
 START_TEST(test_many_bins_marks_a_cell_under_its_target_alone)
 {
     char dir[32], csvs[8][256], gpu[128], command[64];
-    int files = many_bins_fixture(csvs, 8);
+    int files = fixture_csvs(MANY_BINS_FIXTURE, csvs, 8);
     char *report = many_bins_report(dir);
     struct many_bins_row rows[16];
     int n = many_bins_best_rows(report, rows, 16), under = 0, over = 0;
@@ -1352,15 +1387,7 @@ START_TEST(test_many_bins_report_fits_100_columns)
 {
     char dir[32], command[64];
     char *report = many_bins_report(dir);
-    int number = 0;
-    for (const char *line = report; *line; line = strchr(line, '\n') + 1) {
-        number++;
-        ck_assert_msg(strchr(line, '\n'), "line %d has no newline", number);
-        long length = strchr(line, '\n') - line;
-        ck_assert_msg(length <= 100, "line %d: %ld columns: %.*s", number, length, (int)length,
-                      line);
-    }
-    ck_assert_int_gt(number, 20);
+    assert_fits_100_columns(report, 20);
     free(report);
     snprintf(command, sizeof command, "rm -rf '%s'", dir);
     shell(command);
@@ -1372,14 +1399,8 @@ END_TEST
 START_TEST(test_many_bins_refuses_an_unverified_row_in_one_line)
 {
     char dir[] = "/tmp/many_bins_no_XXXXXX", command[1024];
-    ck_assert(mkdtemp(dir) != NULL);
-    snprintf(command, sizeof command,
-             "cp " MANY_BINS_FIXTURE "/*.csv %s/ && csv=$(ls %s/*.csv | tail -1) &&"
-             " sed -i '5s/,yes$/,no/' $csv && grep -q ',no$' $csv",
-             dir, dir);
-    ck_assert_int_eq(shell(command), 0);
-    snprintf(command, sizeof command, "MANY_BINS_OUT=%s/out ./many-bins.sh %s/*.csv", dir, dir);
-    struct ran r = run_command(command);
+    struct ran r =
+        run_with_a_row_unverified(MANY_BINS_FIXTURE, "MANY_BINS_OUT", "./many-bins.sh", dir);
     ck_assert_msg(r.status != 0, "exit 0 with a row not verified:\n%s", r.out);
     ck_assert_msg(one_line(r.err) && strstr(r.err, "not verified"), "%s", r.err);
     snprintf(command, sizeof command, "test -e %s/out/many-bins-targets.txt", dir);
@@ -1423,7 +1444,7 @@ START_TEST(test_many_bins_draws_the_chart_of_every_gpu)
     snprintf(path, sizeof path, "%s/many-bins-gpus.svg", dir);
     char *svg = read_text(path);
     ck_assert_msg(strstr(svg, "<svg"), "%s: not an SVG", path);
-    int files = many_bins_fixture(csvs, 8);
+    int files = fixture_csvs(MANY_BINS_FIXTURE, csvs, 8);
     for (int f = 0; f < files; f++) {
         sweep_best(csvs[f], "uniform", 2, gpu, sizeof gpu); /* its device */
         char text[192];
@@ -1447,19 +1468,6 @@ END_TEST
  * table (tests/fixture/generalized/). The expected numbers are worked out here
  * from those files, as chapter 08 defines them, never copied from the script. */
 #define GENERALIZED_FIXTURE "tests/fixture/generalized"
-
-/* The fixture's sweeps, in the order the shell's glob gives them: their count */
-static int generalized_fixture(char csvs[][256], int most)
-{
-    glob_t found;
-    ck_assert_int_eq(glob(GENERALIZED_FIXTURE "/*.csv", 0, NULL, &found), 0);
-    int n = 0;
-    for (size_t i = 0; i < found.gl_pathc && n < most; i++)
-        snprintf(csvs[n++], 256, "%s", found.gl_pathv[i]);
-    globfree(&found);
-    ck_assert_int_ge(n, 2);
-    return n;
-}
 
 /* One way's % of the read floor on one case and input of a sweep CSV: 100 x
  * the kernel ms of the case's read-bandwidth row / the way's kernel ms; way
@@ -1618,7 +1626,7 @@ static int generalized_values(const char *line, const struct generalized_column 
 START_TEST(test_generalized_report_has_each_gpus_auto_on_each_input)
 {
     char dir[40], csvs[8][256], gpu[128], values[8][16], expected[32], command[64];
-    int files = generalized_fixture(csvs, 8);
+    int files = fixture_csvs(GENERALIZED_FIXTURE, csvs, 8);
     char *report = generalized_report(dir);
     struct generalized_row rows[32];
     int n = generalized_target_rows(report, rows, 32), checked = 0, ratios = 0;
@@ -1661,7 +1669,7 @@ END_TEST
 START_TEST(test_generalized_marks_a_value_under_its_target_alone)
 {
     char dir[40], csvs[8][256], gpu[128], values[8][16], command[64];
-    int files = generalized_fixture(csvs, 8);
+    int files = fixture_csvs(GENERALIZED_FIXTURE, csvs, 8);
     char *report = generalized_report(dir);
     struct generalized_row rows[32];
     int n = generalized_target_rows(report, rows, 32), under = 0, over = 0;
@@ -1700,15 +1708,7 @@ START_TEST(test_generalized_report_fits_100_columns_and_names_the_floor)
 {
     char dir[40], command[64];
     char *report = generalized_report(dir);
-    int number = 0;
-    for (const char *line = report; *line; line = strchr(line, '\n') + 1) {
-        number++;
-        ck_assert_msg(strchr(line, '\n'), "line %d has no newline", number);
-        long length = strchr(line, '\n') - line;
-        ck_assert_msg(length <= 100, "line %d: %ld columns: %.*s", number, length, (int)length,
-                      line);
-    }
-    ck_assert_int_gt(number, 20);
+    assert_fits_100_columns(report, 20);
     ck_assert_msg(strstr(report, "Every % is of the read floor") &&
                       strstr(report, "read-bandwidth/<case>"),
                   "%s", report);
@@ -1723,14 +1723,8 @@ END_TEST
 START_TEST(test_generalized_refuses_an_unverified_row_with_exit_1)
 {
     char dir[] = "/tmp/generalized_no_XXXXXX", command[1024];
-    ck_assert(mkdtemp(dir) != NULL);
-    snprintf(command, sizeof command,
-             "cp " GENERALIZED_FIXTURE "/*.csv %s/ && csv=$(ls %s/*.csv | tail -1) &&"
-             " sed -i '5s/,yes$/,no/' $csv && grep -q ',no$' $csv",
-             dir, dir);
-    ck_assert_int_eq(shell(command), 0);
-    snprintf(command, sizeof command, "GENERALIZED_OUT=%s/out ./generalized.sh %s/*.csv", dir, dir);
-    struct ran r = run_command(command);
+    struct ran r =
+        run_with_a_row_unverified(GENERALIZED_FIXTURE, "GENERALIZED_OUT", "./generalized.sh", dir);
     ck_assert_msg(r.status == EXIT_FAILED, "exit %d with a row not verified:\n%s", r.status, r.out);
     ck_assert_msg(one_line(r.err) && strstr(r.err, "not verified") && strstr(r.err, "line 5"), "%s",
                   r.err);
@@ -1795,7 +1789,7 @@ START_TEST(test_generalized_draws_both_charts)
     snprintf(path, sizeof path, "%s/generalized-gpus.svg", dir);
     char *svg = read_text(path);
     ck_assert_msg(strstr(svg, "<svg"), "%s: not an SVG", path);
-    int files = generalized_fixture(csvs, 8);
+    int files = fixture_csvs(GENERALIZED_FIXTURE, csvs, 8);
     for (int f = 0; f < files; f++) {
         generalized_pct(csvs[f], "uniform", "u8/256", "auto", gpu, sizeof gpu); /* its device */
         char text[192];
