@@ -116,30 +116,14 @@ trap 'rm -rf "$tmp"' EXIT
 # input, case, bytes, auto's placement and %, the best placement and its %,
 # CUB's best way and its %, cub-multi-even's %, the better % of cub-segmented
 # and cub-by-key (empty where there is no such row). A file named in the
-# messages as given (the top's path cut off).
-awk -F, -v top="$top/" -v header="$header" '
-function fail(code, why) {
-    printf "generalized: %s\n", why > "/dev/stderr"
-    failed = code
-    exit code
-}
-function shown(file) { return index(file, top) == 1 ? substr(file, length(top) + 1) : file }
+# messages as given (the top's path cut off); each row checked first by
+# plots/sweep-rows.awk.
+awk -F, -v top="$top/" -v script=generalized -v header="$header" "$(cat plots/sweep-rows.awk)"'
 function higher(a, b) { return a == "" || b > a ? b : a }
 BEGIN { OFS = "\t" }
 $0 == header || /^[ \t\r]*$/ { next }    # each input kind of a sweep repeats the header
 {
-    where = shown(FILENAME) " line " FNR
-    if (NF != 13) fail(1, where ": " NF " columns, not the 13 of the header")
-    if ($1 != "08_generalized") fail(1, where ": a row of " $1 ", not of 08_generalized")
-    if ($13 != "yes")
-        fail(1, where ": " $2 " on " $4 " input is not verified (verified=" $13 "): its histogram is wrong, no result")
-    if ($10 !~ /^[0-9]*\.?[0-9]+$/ || $10 + 0 <= 0) fail(1, where ": kernel_ms \"" $10 "\" is no time")
-    if (!($3 in file_of)) {
-        file_of[$3] = FILENAME
-        gpus[++ngpus] = $3
-    } else if (file_of[$3] != FILENAME)
-        fail(2, shown(file_of[$3]) " and " shown(FILENAME) " are both sweeps of the " $3 ": give one")
-    rows[FILENAME]++
+    where = sweep_row("08_generalized", "input")
     slash = index($2, "/")
     if (slash < 2 || slash == length($2)) fail(1, where ": impl \"" $2 "\" is not WAY/CASE")
     way = substr($2, 1, slash - 1)
@@ -156,8 +140,7 @@ $0 == header || /^[ \t\r]*$/ { next }    # each input kind of a sweep repeats th
 }
 END {
     if (failed) exit failed
-    for (i = 1; i < ARGC; i++)
-        if (!(ARGV[i] in rows)) fail(1, shown(ARGV[i]) ": no rows under its header")
+    every_file_has_rows()
     for (i = 1; i <= nkeys; i++) {
         key = keys[i]
         split(key, k, SUBSEP)

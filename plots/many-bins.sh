@@ -69,14 +69,9 @@ trap 'rm -rf "$tmp"' EXIT
 # ---------------------------------------------------------------- groups --
 # Every group of every CSV, checked, as one line: GPU, input, bins, best
 # strategy, its %, CUB's %, global-plain's % (empty where it did not run),
-# bytes. A file named in the messages as given (the top's path cut off).
-awk -F, -v top="$top/" '
-function fail(code, why) {
-    printf "many-bins: %s\n", why > "/dev/stderr"
-    failed = code
-    exit code
-}
-function shown(file) { return index(file, top) == 1 ? substr(file, length(top) + 1) : file }
+# bytes. A file named in the messages as given (the top's path cut off); each
+# row checked first by plots/sweep-rows.awk.
+awk -F, -v top="$top/" -v script=many-bins "$(cat plots/sweep-rows.awk)"'
 BEGIN {
     OFS = "\t"
     header = "stage,impl,device,data,bytes,seed,blocks,threads,reps,kernel_ms,total_ms,gbps,verified"
@@ -89,18 +84,7 @@ FNR == 1 {
 }
 $0 == header || /^[ \t\r]*$/ { next }
 {
-    where = shown(FILENAME) " line " FNR
-    if (NF != 13) fail(1, where ": " NF " columns, not the 13 of the header")
-    if ($1 != "07_many_bins") fail(1, where ": a row of " $1 ", not of 07_many_bins")
-    if ($13 != "yes")
-        fail(1, where ": " $2 " on " $4 " keys is not verified (verified=" $13 "): its histogram is wrong, no result")
-    if ($10 !~ /^[0-9]*\.?[0-9]+$/ || $10 + 0 <= 0) fail(1, where ": kernel_ms \"" $10 "\" is no time")
-    if (!($3 in file_of)) {
-        file_of[$3] = FILENAME
-        gpus[++ngpus] = $3
-    } else if (file_of[$3] != FILENAME)
-        fail(2, shown(file_of[$3]) " and " shown(FILENAME) " are both sweeps of the " $3 ": give one")
-    rows[FILENAME]++
+    where = sweep_row("07_many_bins", "keys")
     if ($2 == "read-bandwidth") {
         floor = $10; gpu = $3; data = $4; bytes = $5; bins = ""
         next
@@ -126,8 +110,7 @@ $0 == header || /^[ \t\r]*$/ { next }
 }
 END {
     if (failed) exit failed
-    for (i = 1; i < ARGC; i++)
-        if (!(ARGV[i] in rows)) fail(1, shown(ARGV[i]) ": no rows under its header")
+    every_file_has_rows()
     for (i = 1; i <= nkeys; i++) {
         key = keys[i]
         split(key, k, SUBSEP)
