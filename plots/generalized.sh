@@ -8,7 +8,10 @@
 #                               chapter: each target, a column per GPU with a
 #                               value per input, a value that misses marked '*';
 #                               then, per input, every case: auto's placement
-#                               and %, the best placement's %, CUB's best %
+#                               and %, the best placement's %, CUB's best %;
+#                               with two GPUs or more, each case's floor and
+#                               auto in kernel ms on each GPU (uniform input),
+#                               and each over the first GPU's
 #   generalized-gpus.png, .svg  the chart: % of the read floor per case, a panel
 #                               per input, a bar per GPU for auto (solid) and
 #                               for CUB's best (hatched), and each target
@@ -147,12 +150,12 @@ END {
         if (!((key, "read-bandwidth") in ms))
             fail(1, where_of[key] ": " k[3] " on " k[2] " input has no read-bandwidth/" k[3] " row: no floor")
         floor = ms[key, "read-bandwidth"]
-        auto = auto_pct = best = best_pct = cub = cub_pct = multi = rows_cub = ""
+        auto = auto_pct = auto_ms = best = best_pct = cub = cub_pct = multi = rows_cub = ""
         n = split(substr(ways[key], 2), named, SUBSEP)
         for (w = 1; w <= n; w++) {
             pct = 100 * floor / ms[key, named[w]]
             if (named[w] == "read-bandwidth") continue
-            if (named[w] ~ /^auto:/) { auto = substr(named[w], 6); auto_pct = pct; continue }
+            if (named[w] ~ /^auto:/) { auto = substr(named[w], 6); auto_pct = pct; auto_ms = ms[key, named[w]]; continue }
             if (named[w] ~ /^cub-/) {
                 if (cub_pct == "" || pct > cub_pct) { cub = named[w]; cub_pct = pct }
                 if (named[w] == "cub-multi-even") multi = pct
@@ -161,7 +164,8 @@ END {
             }
             if (best_pct == "" || pct > best_pct) { best = named[w]; best_pct = pct }
         }
-        print k[1], k[2], k[3], bytes_of[key], auto, auto_pct, best, best_pct, cub, cub_pct, multi, rows_cub
+        print k[1], k[2], k[3], bytes_of[key], auto, auto_pct, best, best_pct, cub, cub_pct, multi, rows_cub,
+              floor, auto_ms
     }
 }' "${files[@]}" >"$tmp/groups"
 
@@ -194,6 +198,7 @@ function trimmed(line) { sub(/ +$/, "", line); return line }
     if (!($3 in case_at)) { case_at[$3] = ++ncases; cases[ncases] = $3 }
     k = $1 SUBSEP $2 SUBSEP $3
     have[k] = 1; placement[k] = $5; auto[k] = $6; best[k] = $8; cub[k] = $10; multi[k] = $11; rows_cub[k] = $12
+    floor_ms[k] = $13; auto_ms[k] = $14
     if (length($5) > name_w) name_w = length($5)
     if ($6 == "" || $8 == "" || $10 == "") below = 1
 }
@@ -298,6 +303,41 @@ END {
                 if (any) print trimmed(line)
             }
         }
+
+    # with two GPUs or more: kernel ms on each, and each over the first GPU:
+    # a kernel that memory bounds keeps the ratio of the floors, one that the
+    # SMs bound keeps its time where the SMs are alike
+    if (ngpus < 2) exit
+    on = ("uniform" in data_at) ? "uniform" : data[1]
+    ref_w = length(gpu[1]) < 17 ? 17 : length(gpu[1])
+    other_w = 35
+    for (g = 2; g <= ngpus; g++) if (length(gpu[g]) > other_w) other_w = length(gpu[g])
+    per_table = int((100 - all_w - 3 - ref_w) / (other_w + 3)); if (per_table < 1) per_table = 1
+    for (first = 2; first <= ngpus; first += per_table) {
+        last = first + per_table - 1; if (last > ngpus) last = ngpus
+        printf "\nKernel ms, %s input: the floor'"'"'s and auto'"'"'s on each GPU; x: over %s'"'"'s\n", on, gpu[1]
+        line = sprintf("%-" all_w "s   %-" ref_w "s", "", gpu[1])
+        for (g = first; g <= last; g++) line = line sprintf("   %-" other_w "s", gpu[g])
+        print trimmed(line)
+        line = sprintf("%-" all_w "s   %8s %8s%" ref_w - 17 "s", "case", "floor", "auto", "")
+        for (g = first; g <= last; g++)
+            line = line sprintf("   %8s %8s %8s %8s%" other_w - 35 "s", "floor", "auto", "floor x", "auto x", "")
+        print trimmed(line)
+        for (c = 1; c <= ncases; c++) {
+            r = gpu[1] SUBSEP on SUBSEP cases[c]
+            if (!(r in have)) continue
+            line = sprintf("%-" all_w "s   %8s %8s%" ref_w - 17 "s", cases[c], floor_ms[r],
+                           auto_ms[r] != "" ? auto_ms[r] : "-", "")
+            for (g = first; g <= last; g++) {
+                k = gpu[g] SUBSEP on SUBSEP cases[c]
+                fx = k in have && floor_ms[r] > 0 ? sprintf("%.2f", floor_ms[k] / floor_ms[r]) : "-"
+                ax = k in have && auto_ms[k] != "" && auto_ms[r] > 0 ? sprintf("%.2f", auto_ms[k] / auto_ms[r]) : "-"
+                line = line sprintf("   %8s %8s %8s %8s%" other_w - 35 "s", k in have ? floor_ms[k] : "-",
+                                    auto_ms[k] != "" ? auto_ms[k] : "-", fx, ax, "")
+            }
+            print trimmed(line)
+        }
+    }
 }' "$tmp/groups" >"$tmp/report"
 mv "$tmp/report" "$report"
 say "report: ${report#"$top"/}"

@@ -1469,17 +1469,16 @@ END_TEST
  * from those files, as chapter 08 defines them, never copied from the script. */
 #define GENERALIZED_FIXTURE "tests/fixture/generalized"
 
-/* One way's % of the read floor on one case and input of a sweep CSV: 100 x
- * the kernel ms of the case's read-bandwidth row / the way's kernel ms; way
- * "auto" is the library's own choice, whatever its placement (auto:...). -1
- * where the CSV has no such row. gpu gets the CSV's device. */
-static double generalized_pct(const char *csv, const char *data, const char *name, const char *way,
-                              char *gpu, size_t gpu_size)
+/* One way's kernel ms on one case and input of a sweep CSV; way "auto" is the
+ * library's own choice, whatever its placement (auto:...). -1 where the CSV
+ * has no such row. gpu gets the CSV's device. */
+static double generalized_ms(const char *csv, const char *data, const char *name, const char *way,
+                             char *gpu, size_t gpu_size)
 {
     FILE *f = fopen(csv, "r");
     ck_assert_msg(f != NULL, "cannot read %s", csv);
     char line[512];
-    double floor_ms = -1, way_ms = -1;
+    double way_ms = -1;
     while (fgets(line, sizeof line, f)) {
         char impl[128], device[128], kind[32];
         double ms;
@@ -1491,13 +1490,21 @@ static double generalized_pct(const char *csv, const char *data, const char *nam
         if (!slash || strcmp(slash + 1, name) != 0 || strcmp(kind, data) != 0)
             continue;
         *slash = '\0';
-        if (strcmp(impl, "read-bandwidth") == 0)
-            floor_ms = ms;
-        else if (strcmp(impl, way) == 0 ||
-                 (strcmp(way, "auto") == 0 && strncmp(impl, "auto:", 5) == 0))
+        if (strcmp(impl, way) == 0 || (strcmp(way, "auto") == 0 && strncmp(impl, "auto:", 5) == 0))
             way_ms = ms;
     }
     fclose(f);
+    return way_ms;
+}
+
+/* One way's % of the read floor on one case and input of a sweep CSV: 100 x
+ * the kernel ms of the case's read-bandwidth row / the way's kernel ms. -1
+ * where the CSV has no such row. gpu gets the CSV's device. */
+static double generalized_pct(const char *csv, const char *data, const char *name, const char *way,
+                              char *gpu, size_t gpu_size)
+{
+    double floor_ms = generalized_ms(csv, data, name, "read-bandwidth", gpu, gpu_size);
+    double way_ms = generalized_ms(csv, data, name, way, gpu, gpu_size);
     return floor_ms > 0 && way_ms > 0 ? 100 * floor_ms / way_ms : -1;
 }
 
@@ -1731,6 +1738,53 @@ START_TEST(test_generalized_refuses_an_unverified_row_with_exit_1)
     snprintf(command, sizeof command, "test -e %s/out/generalized-targets.txt", dir);
     ck_assert_msg(shell(command) != 0, "a report was written all the same");
     free_ran(&r);
+    snprintf(command, sizeof command, "rm -rf '%s'", dir);
+    shell(command);
+}
+END_TEST
+
+/* (vi) with two GPUs: on uniform input, each case's floor and auto in kernel
+ * ms on each GPU, as its CSV has them, and the second GPU's over the first's
+ * (the GPU the heading names), to two decimals */
+START_TEST(test_generalized_report_compares_kernel_ms_across_gpus)
+{
+    char dir[40];
+    char *report = generalized_report(dir);
+    const char *section = strstr(report, "\nKernel ms, uniform input:");
+    ck_assert_msg(section != NULL, "no kernel ms section:\n%s", report);
+    const char *csvs[] = {GENERALIZED_FIXTURE "/sweep-08-generalized-made-up-gpu.csv",
+                          GENERALIZED_FIXTURE "/sweep-08-generalized-nvidia-h100-80gb-hbm3.csv"};
+    const char *cases[] = {"u8x4/256", "u8/256", "u16/65536", "rows/5000x10000"};
+    char gpu[128];
+    generalized_ms(csvs[1], "uniform", "u8/256", "auto", gpu, sizeof gpu);
+    const char *over = strstr(section, "x: over "), *over_end = strchr(section + 1, '\n');
+    ck_assert_msg(over && over < over_end, "no first GPU named: %.120s", section);
+    int first = strncmp(over + 8, gpu, strlen(gpu)) == 0; /* which CSV is the first GPU's */
+    const char *ref = csvs[first], *other = csvs[1 - first];
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char start[80];
+        snprintf(start, sizeof start, "\n%s ", cases[c]);
+        const char *line = strstr(section, start);
+        ck_assert_msg(line != NULL, "no row %s:\n%s", cases[c], section);
+        double got[6];
+        ck_assert_msg(sscanf(line, " %*s %lf %lf %lf %lf %lf %lf", &got[0], &got[1], &got[2],
+                             &got[3], &got[4], &got[5]) == 6,
+                      "not six numbers: %.100s", line + 1);
+        double want[6] = {
+            generalized_ms(ref, "uniform", cases[c], "read-bandwidth", gpu, sizeof gpu),
+            generalized_ms(ref, "uniform", cases[c], "auto", gpu, sizeof gpu),
+            generalized_ms(other, "uniform", cases[c], "read-bandwidth", gpu, sizeof gpu),
+            generalized_ms(other, "uniform", cases[c], "auto", gpu, sizeof gpu)};
+        want[4] = want[2] / want[0];
+        want[5] = want[3] / want[1];
+        for (int i = 0; i < 6; i++) {
+            double slack = i < 4 ? 0.00005 : 0.005, d = got[i] - want[i];
+            ck_assert_msg(want[i] > 0 && d < slack && -d < slack, "%s, column %d: %g, not %.4f",
+                          cases[c], i + 1, got[i], want[i]);
+        }
+    }
+    free(report);
+    char command[64];
     snprintf(command, sizeof command, "rm -rf '%s'", dir);
     shell(command);
 }
@@ -2237,6 +2291,7 @@ int main(void)
     tcase_add_test(generalized, test_generalized_report_fits_100_columns_and_names_the_floor);
     tcase_add_test(generalized, test_generalized_refuses_an_unverified_row_with_exit_1);
     tcase_add_test(generalized, test_generalized_refuses_bad_usage_with_exit_2);
+    tcase_add_test(generalized, test_generalized_report_compares_kernel_ms_across_gpus);
     if (shell("command -v gnuplot >/dev/null") == 0)
         tcase_add_test(generalized, test_generalized_draws_both_charts);
     else
