@@ -23,6 +23,14 @@ static inline int shell(const char *command)
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* Removes a folder the test made, and all it holds. */
+static inline void remove_tree(const char *dir)
+{
+    char command[4200];
+    snprintf(command, sizeof command, "rm -rf '%s'", dir);
+    shell(command);
+}
+
 /* The whole output of a shell command that must succeed, as a string to free. */
 static inline char *output_of(const char *command)
 {
@@ -74,8 +82,7 @@ static inline struct ran run_command(const char *command)
     r.out = read_text(path);
     snprintf(path, sizeof path, "%s/err", dir);
     r.err = read_text(path);
-    snprintf(line, line_size, "rm -rf '%s'", dir);
-    shell(line);
+    remove_tree(dir);
     free(line);
     return r;
 }

@@ -139,8 +139,7 @@ START_TEST(test_bench_writes_one_verified_row_per_stage_and_input)
              " test $(awk -F'\\t' '{ s += $2 } END { print s }' %s/bins-chelsea.dat) = 135300",
              dir, dir);
     ck_assert_int_eq(shell(command), 0);
-    snprintf(command, sizeof command, "rm -rf '%s'", dir);
-    shell(command);
+    remove_tree(dir);
     free(csv);
     free(csv_path);
 }
@@ -172,8 +171,7 @@ START_TEST(test_bench_only_replaces_the_matching_rows_alone)
         " test $(grep -c ,uniform, $csv) = 1",
         dir, dir);
     ck_assert_msg(shell(command) == 0, "BENCH_ONLY did not replace the skewed row alone");
-    snprintf(command, sizeof command, "rm -rf '%s'", dir);
-    shell(command);
+    remove_tree(dir);
 }
 END_TEST
 
@@ -749,8 +747,7 @@ START_TEST(test_machines_chart_grows_with_the_machines)
     /* fixture-gpu2.csv alone has every row too: three more machines are three
      * more bars in each row, each at least 10 pixels high */
     ck_assert_int_ge(png_height(four), png_height(one) + 3 * FIXTURE_ROWS * 10);
-    snprintf(command, sizeof command, "rm -rf '%s'", dir);
-    shell(command);
+    remove_tree(dir);
 }
 END_TEST
 
@@ -774,8 +771,7 @@ START_TEST(test_plots_leave_out_make_profiles_csv)
     ck_assert_msg(shell(command) != 0, "a chart was drawn from the profile CSV in %s", dir);
     snprintf(command, sizeof command, "test -s %s/figures/fixture-gpu2-contention.png", dir);
     ck_assert_int_eq(shell(command), 0);
-    snprintf(command, sizeof command, "rm -rf '%s'", dir);
-    shell(command);
+    remove_tree(dir);
 }
 END_TEST
 
@@ -842,8 +838,7 @@ START_TEST(test_stages_chart_makes_room_for_long_last_labels)
     long dark = dark_pixels_at_the_edges(path);
     ck_assert_msg(dark >= 0, "gnuplot cannot read %s back (built without libgd?)", path);
     ck_assert_msg(dark == 0, "%s: %ld dark pixels at its edges: a label is cut", path, dark);
-    snprintf(command, sizeof command, "rm -rf '%s'", dir);
-    shell(command);
+    remove_tree(dir);
 }
 END_TEST
 
@@ -1323,7 +1318,7 @@ static const char *many_bins_cell(const char *report, const char *line, const ch
  * that group of its CSV, to one decimal */
 START_TEST(test_many_bins_report_has_each_gpus_best_at_65536_bins)
 {
-    char dir[32], csvs[8][256], gpu[128], expected[32], command[64];
+    char dir[32], csvs[8][256], gpu[128], expected[32];
     int files = fixture_csvs(MANY_BINS_FIXTURE, csvs, 8);
     char *report = many_bins_report(dir);
     struct many_bins_row rows[16];
@@ -1345,8 +1340,7 @@ START_TEST(test_many_bins_report_has_each_gpus_best_at_65536_bins)
     }
     ck_assert_msg(uniform == 1, "no row of uniform keys:\n%s", report);
     free(report);
-    snprintf(command, sizeof command, "rm -rf '%s'", dir);
-    shell(command);
+    remove_tree(dir);
 }
 END_TEST
 
@@ -1354,7 +1348,7 @@ END_TEST
  * fixture has both (the H200's constant keys at 65536 bins are under) */
 START_TEST(test_many_bins_marks_a_cell_under_its_target_alone)
 {
-    char dir[32], csvs[8][256], gpu[128], command[64];
+    char dir[32], csvs[8][256], gpu[128];
     int files = fixture_csvs(MANY_BINS_FIXTURE, csvs, 8);
     char *report = many_bins_report(dir);
     struct many_bins_row rows[16];
@@ -1377,20 +1371,18 @@ START_TEST(test_many_bins_marks_a_cell_under_its_target_alone)
     /* and the footnote says what the mark means */
     ck_assert_msg(strstr(report, "\n* misses its target"), "%s", report);
     free(report);
-    snprintf(command, sizeof command, "rm -rf '%s'", dir);
-    shell(command);
+    remove_tree(dir);
 }
 END_TEST
 
 /* Every line of the report fits 100 columns, as a chapter shows it */
 START_TEST(test_many_bins_report_fits_100_columns)
 {
-    char dir[32], command[64];
+    char dir[32];
     char *report = many_bins_report(dir);
     assert_fits_100_columns(report, 20);
     free(report);
-    snprintf(command, sizeof command, "rm -rf '%s'", dir);
-    shell(command);
+    remove_tree(dir);
 }
 END_TEST
 
@@ -1406,8 +1398,7 @@ START_TEST(test_many_bins_refuses_an_unverified_row_in_one_line)
     snprintf(command, sizeof command, "test -e %s/out/many-bins-targets.txt", dir);
     ck_assert_msg(shell(command) != 0, "a report was written all the same");
     free_ran(&r);
-    snprintf(command, sizeof command, "rm -rf '%s'", dir);
-    shell(command);
+    remove_tree(dir);
 }
 END_TEST
 
@@ -1454,8 +1445,7 @@ START_TEST(test_many_bins_draws_the_chart_of_every_gpu)
         ck_assert_msg(strstr(svg, text), "%s: no '%s'", path, text);
     }
     free(svg);
-    snprintf(command, sizeof command, "rm -rf '%s'", dir);
-    shell(command);
+    remove_tree(dir);
 }
 END_TEST
 
@@ -1632,7 +1622,7 @@ static int generalized_values(const char *line, const struct generalized_column 
  * out from its CSV; "-" where the CSV has no such case */
 START_TEST(test_generalized_report_has_each_gpus_auto_on_each_input)
 {
-    char dir[40], csvs[8][256], gpu[128], values[8][16], expected[32], command[64];
+    char dir[40], csvs[8][256], gpu[128], values[8][16], expected[32];
     int files = fixture_csvs(GENERALIZED_FIXTURE, csvs, 8);
     char *report = generalized_report(dir);
     struct generalized_row rows[32];
@@ -1666,8 +1656,7 @@ START_TEST(test_generalized_report_has_each_gpus_auto_on_each_input)
     ck_assert_msg(checked >= 2 * 3 * 4 && ratios >= 2 * 3 * 2, "%d values, %d ratios checked",
                   checked, ratios);
     free(report);
-    snprintf(command, sizeof command, "rm -rf '%s'", dir);
-    shell(command);
+    remove_tree(dir);
 }
 END_TEST
 
@@ -1675,7 +1664,7 @@ END_TEST
  * fixture has both (the H100's u16 keys at 65536 bins are under 75%) */
 START_TEST(test_generalized_marks_a_value_under_its_target_alone)
 {
-    char dir[40], csvs[8][256], gpu[128], values[8][16], command[64];
+    char dir[40], csvs[8][256], gpu[128], values[8][16];
     int files = fixture_csvs(GENERALIZED_FIXTURE, csvs, 8);
     char *report = generalized_report(dir);
     struct generalized_row rows[32];
@@ -1704,8 +1693,7 @@ START_TEST(test_generalized_marks_a_value_under_its_target_alone)
     ck_assert_msg(under > 0 && over > 0, "the fixture has %d values under, %d over", under, over);
     ck_assert_msg(strstr(report, "\n* misses its target"), "%s", report); /* what the mark means */
     free(report);
-    snprintf(command, sizeof command, "rm -rf '%s'", dir);
-    shell(command);
+    remove_tree(dir);
 }
 END_TEST
 
@@ -1713,15 +1701,14 @@ END_TEST
  * shows it, and its header says what every % is of */
 START_TEST(test_generalized_report_fits_100_columns_and_names_the_floor)
 {
-    char dir[40], command[64];
+    char dir[40];
     char *report = generalized_report(dir);
     assert_fits_100_columns(report, 20);
     ck_assert_msg(strstr(report, "Every % is of the read floor") &&
                       strstr(report, "read-bandwidth/<case>"),
                   "%s", report);
     free(report);
-    snprintf(command, sizeof command, "rm -rf '%s'", dir);
-    shell(command);
+    remove_tree(dir);
 }
 END_TEST
 
@@ -1738,8 +1725,7 @@ START_TEST(test_generalized_refuses_an_unverified_row_with_exit_1)
     snprintf(command, sizeof command, "test -e %s/out/generalized-targets.txt", dir);
     ck_assert_msg(shell(command) != 0, "a report was written all the same");
     free_ran(&r);
-    snprintf(command, sizeof command, "rm -rf '%s'", dir);
-    shell(command);
+    remove_tree(dir);
 }
 END_TEST
 
@@ -1784,9 +1770,7 @@ START_TEST(test_generalized_report_compares_kernel_ms_across_gpus)
         }
     }
     free(report);
-    char command[64];
-    snprintf(command, sizeof command, "rm -rf '%s'", dir);
-    shell(command);
+    remove_tree(dir);
 }
 END_TEST
 
@@ -1816,8 +1800,7 @@ START_TEST(test_generalized_refuses_bad_usage_with_exit_2)
         ck_assert_int_ne(shell("test -e /tmp/generalized_never"), 0);
         free_ran(&r);
     }
-    snprintf(command, sizeof command, "rm -rf '%s'", dir);
-    shell(command);
+    remove_tree(dir);
 }
 END_TEST
 
@@ -1867,8 +1850,7 @@ START_TEST(test_generalized_draws_both_charts)
     ck_assert_msg(strstr(svg, colour), "%s: no bar filled with %s", path, colour);
     free(colour);
     free(svg);
-    snprintf(command, sizeof command, "rm -rf '%s'", dir);
-    shell(command);
+    remove_tree(dir);
 }
 END_TEST
 
@@ -1890,8 +1872,7 @@ static void profile_refuses(const char *knobs, int status, const char *const say
     snprintf(command, sizeof command, "ls %s/results/*.csv >/dev/null 2>&1", dir);
     ck_assert_msg(shell(command) != 0, "a CSV was written into %s/results", dir);
     free_ran(&r);
-    snprintf(command, sizeof command, "rm -rf '%s'", dir);
-    shell(command);
+    remove_tree(dir);
 }
 
 START_TEST(test_profile_without_ncu_says_so_in_one_line_and_exits_77)
@@ -2029,8 +2010,7 @@ START_TEST(test_bench_refuses_another_machines_file)
     ck_assert_int_eq(bad.status, EXIT_USAGE);
     ck_assert_msg(one_line(bad.err) && strstr(bad.err, "BENCH_NAME"), "%s", bad.err);
     free_ran(&bad);
-    snprintf(command, sizeof command, "rm -rf '%s'", dir);
-    shell(command);
+    remove_tree(dir);
 }
 END_TEST
 
@@ -2179,8 +2159,7 @@ START_TEST(test_lab_refuses_a_folder_without_results)
     struct ran missing = run_command(command);
     ck_assert_int_eq(missing.status, EXIT_USAGE);
     ck_assert_msg(one_line(missing.err) && strstr(missing.err, "no folder"), "%s", missing.err);
-    snprintf(command, sizeof command, "rm -rf '%s'", dir);
-    shell(command);
+    remove_tree(dir);
     free_ran(&empty);
     free_ran(&missing);
 }
@@ -2322,12 +2301,10 @@ int main(void)
     srunner_free(runner);
     unlink(other_registry);
     if (drawn) {
-        snprintf(command, sizeof command, "rm -rf '%s'", figures);
-        shell(command);
+        remove_tree(figures);
     }
     if (lab_made) {
-        snprintf(command, sizeof command, "rm -rf '%s'", lab);
-        shell(command);
+        remove_tree(lab);
     }
     if (skipped || skipped_here)
         printf("SKIPPED: %d checks of plots:%s%s\n", skipped + skipped_here,
