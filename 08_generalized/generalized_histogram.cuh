@@ -269,9 +269,9 @@ __device__ inline void gh_carry(uint32_t *words, unsigned count, unsigned bins, 
     }
 }
 
-/* A block of placement S: its bins at the identity; the transform over its
- * items, a grid-stride apart, two loads in flight (across a round's end too,
- * so the memory stays busy over its barriers); its bins into the sums. */
+/* A block of placement S: its bins at the identity; its items, a grid-stride apart, B
+ * loads issued before any is used (per lane: 4, in one 1024-thread block an SM; else 2,
+ * in two: experiments-nvidia-h200), each item through the transform; its bins out. */
 template <typename C, typename T, typename In, gh_strategy S>
 __global__ void __launch_bounds__(1024)
     gh_kernel(In in, T transform, size_t first, size_t end, unsigned bins, size_t per_round,
@@ -292,21 +292,22 @@ __global__ void __launch_bounds__(1024)
     const size_t stride = (size_t)blockDim.x * gridDim.x;
     const size_t block_first = first + blockIdx.x * (size_t)blockDim.x;
     size_t i = block_first + threadIdx.x;
-    typename T::item_type next0{}, next1{};
-    if (i < end)
-        next0 = transform.read(in, i);
-    if (i + stride < end)
-        next1 = transform.read(in, i + stride);
+    constexpr int B = S == GH_PER_LANE ? 4 : 2;
     /* the rounds' test is the block's, so that every thread meets the barriers */
     for (size_t round = block_first; round < end;
          round = halves ? round + per_round * stride : end) {
-        for (size_t k = 0; (!halves || k < per_round) && i < end; k++, i += stride) {
-            typename T::item_type now = next0;
-            next0 = next1;
-            if (i + 2 * stride < end)
-                next1 = transform.read(in, i + 2 * stride);
-            transform(in, now, i, out);
+        size_t stop = halves && i + per_round * stride < end ? i + per_round * stride : end;
+        for (; i + (B - 1) * stride < stop; i += B * stride) {
+            typename T::item_type item[B];
+#pragma unroll
+            for (int b = 0; b < B; b++)
+                item[b] = transform.read(in, i + b * stride);
+#pragma unroll
+            for (int b = 0; b < B; b++)
+                transform(in, item[b], i + b * stride, out);
         }
+        for (; i < stop; i += stride)
+            transform(in, transform.read(in, i), i, out);
         out.flush();
         if (halves) {
             __syncthreads();
@@ -403,7 +404,8 @@ template <typename C> size_t gh_temp_bytes(unsigned bins, bool out_on_host)
 }
 
 /* Launches placement S over [first, end): 512 or 1024 threads a block,
- * whichever keeps more on an SM (its registers and shared memory allowing), as
+ * whichever keeps more on an SM (its registers and shared memory allowing;
+ * 1024 on a tie, which the H200 ran faster: experiments-nvidia-h200), as
  * many blocks as fit at once, but no more than the items need. The occupancy
  * is found once per device and shared memory: it costs more than a launch. */
 template <typename C, typename T, typename In, gh_strategy S>
@@ -429,7 +431,7 @@ cudaError_t gh_launch(const In &in, const T &t, size_t first, size_t end, unsign
             for (int n = 512; n <= 1024 && e == cudaSuccess; n *= 2)
                 if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, n,
                                                                        shared)) == cudaSuccess &&
-                    per_sm * n > blocks * threads)
+                    per_sm * n >= blocks * threads)
                     blocks = per_sm, threads = n;
             if (e != cudaSuccess || blocks == 0)
                 return e != cudaSuccess ? e : cudaErrorInvalidConfiguration;
