@@ -269,9 +269,9 @@ __device__ inline void gh_carry(uint32_t *words, unsigned count, unsigned bins, 
     }
 }
 
-/* A block of placement S: its bins at the identity; its items, a grid-stride apart, B
- * loads issued before any is used (per lane: 4, in one 1024-thread block an SM; else 2,
- * in two: experiments-nvidia-h200), each item through the transform; its bins out. */
+/* A block of placement S: its bins at the identity; its items, a grid-stride apart, in
+ * batches of B loads issued before any is used (4 per lane, 2 for the others, as measured
+ * in experiments-nvidia-h200), each item through the transform; its bins into the sums. */
 template <typename C, typename T, typename In, gh_strategy S>
 __global__ void __launch_bounds__(1024)
     gh_kernel(In in, T transform, size_t first, size_t end, unsigned bins, size_t per_round,
