@@ -1,24 +1,23 @@
 /*
- * generalized_histogram.cuh - a histogram of anything, in one header: stage
- * 08's library (chapter 08 tells how to use it, and how it maps to kernels).
- * The caller writes two small types; the library does the rest:
- *   a transform  read(input, i): item i, one wide load; operator()(input, item,
- *                i, out): its outputs, out(bin, value), or out(bin) to count
- *                one, each bin below bins(), which a call's bins must equal
- *                (no output is tested). T::outputs is the most an item emits,
- *                T::max_bins the most bins it can have;
- *   a combine    how two values of a bin become one, associative and
- *                commutative (the library combines in any order and grouping):
- *                gh_count, each output counts 1; gh_parts<V, ops...>, 1 to 4
- *                32-bit parts, each a sum, min or max by the hardware's atomic;
- *                or derived from gh_cas<V>, any operator() on 4 or 8 bytes.
- * gh_histogram(input, transform, combine, first, end, bins, out, call)
- * combines the outputs of items [first, end) into out[0 .. bins). call says
- * whether out is in host memory, whether to combine onto what it holds, the
- * stream, the temporary buffer (gh_temp_bytes; NULL: its own) and where the
- * bins live as they grow (GH_AUTO: gh_choose's). It returns a cudaError_t,
- * as CUB does (cudaErrorInvalidValue: a call it cannot do), and never exits.
- * Each (combine, transform, placement) compiles to a kernel of its own.
+ * generalized_histogram.cuh - a histogram of anything, in one header: stage 08's library
+ * (chapter 08 tells how to use it, and how it maps to kernels). The caller writes two
+ * small types; the library does the rest:
+ *   a transform  read(input, i): item i, one wide load; operator()(input, item, i, out):
+ *                its outputs, out(bin, value), or out(bin) to count one, each bin below
+ *                bins(), which a call's bins must equal (no output is tested).
+ *                T::outputs is the most an item emits, T::max_bins the most bins it can have;
+ *   a combine    how two values of a bin become one, associative and commutative (the
+ *                library combines in any order and grouping): gh_count, each output
+ *                counts 1; gh_parts<V, ops...>, 1 to 4 32-bit parts, each a sum, min or
+ *                max by the hardware's atomic; or derived from gh_cas<V>, any operator()
+ *                on 4 or 8 bytes.
+ * gh_histogram(input, transform, combine, first, end, bins, out, call) combines
+ * the outputs of items [first, end) into out[0 .. bins). call says whether out is
+ * in host memory, whether to combine onto what it holds, the stream, the temporary
+ * buffer (gh_temp_bytes; NULL: its own) and where the bins live as they grow
+ * (GH_AUTO: gh_choose's). It returns a cudaError_t, as CUB does (cudaErrorInvalidValue:
+ * a call it cannot do), and never exits. Each (combine, transform, placement) compiles
+ * to a kernel of its own.
  */
 #ifndef GENERALIZED_HISTOGRAM_CUH
 #define GENERALIZED_HISTOGRAM_CUH
@@ -32,8 +31,7 @@
 
 /* ----------------------------------------------------------- combines -- */
 
-/* What a 32-bit part does when two values meet. A float minimum or maximum
- * is kept as float_order's integer: one integer atomic. */
+/* What a 32-bit part does when two values meet (a float min or max: on float_order's int). */
 enum gh_part_op { GH_ADD_U32, GH_ADD_F32, GH_MIN_U32, GH_MAX_U32, GH_MIN_F32, GH_MAX_F32 };
 enum gh_combine_kind { GH_COUNT, GH_PARTS, GH_CAS };
 
@@ -62,8 +60,7 @@ template <typename Value> struct gh_cas {
     static_assert(sizeof(Value) == 4 || sizeof(Value) == 8, "a CAS value is 4 or 8 bytes");
 };
 
-/* A combine's values on the GPU: 32-bit words (a float min or max as its
- * order), or for a CAS combine the value itself. */
+/* A combine's values on the GPU: 32-bit words (a float min or max: its order), or a CAS's. */
 template <typename C> struct gh_store {
     typedef typename C::value_type V;
     static constexpr bool cas = C::kind == GH_CAS;
@@ -107,25 +104,19 @@ template <typename C> struct gh_store {
     {
         if constexpr (cas) {
             V x, y;
-            memcpy(&x, &a, sizeof x), memcpy(&y, &b, sizeof y);
-            x = C()(x, y);
+            memcpy(&x, &a, sizeof x), memcpy(&y, &b, sizeof y), x = C()(x, y);
             memcpy(&a, &x, sizeof a);
         } else { /* as the parts' atomics combine them; a float min or max: its order */
             float x, y;
-            memcpy(&x, &a, 4), memcpy(&y, &b, 4);
-            x += y;
-            switch (C::op(p)) {
-            case GH_ADD_U32:
-                return a + b;
-            case GH_ADD_F32:
+            memcpy(&x, &a, 4), memcpy(&y, &b, 4), x += y;
+            if (C::op(p) == GH_ADD_F32)
                 memcpy(&a, &x, 4);
-                break;
-            case GH_MIN_U32:
-            case GH_MIN_F32:
-                return a < b ? a : b;
-            default:
-                return a > b ? a : b;
-            }
+            else if (C::op(p) == GH_ADD_U32)
+                a += b;
+            else if (C::op(p) == GH_MIN_U32 || C::op(p) == GH_MIN_F32)
+                a = b < a ? b : a;
+            else
+                a = b > a ? b : a;
         }
         return a;
     }
@@ -139,9 +130,10 @@ template <typename C> struct gh_store {
     }
 };
 
-/* ------------------------------------------------------ the GPU: outputs -- */
+/* ------------------------------------------------------------- the GPU -- */
 
 #define GH_WARP 32
+extern __shared__ uint4 gh_shared[]; /* sized at launch; uint4: 16-byte aligned */
 
 /* v into *at: the part's own atomic, or C's operator in a compare-and-swap loop
  * (read, combine, swap in if no one changed it since). */
@@ -154,41 +146,42 @@ __device__ __forceinline__ void gh_atomic(int p, typename gh_store<C>::word *at,
         do
             seen = atomicCAS(at, was = seen, gh_store<C>::combine(0, seen, v));
         while (seen != was);
-    } else if (C::op(p) == GH_ADD_U32) {
+    } else if (C::op(p) == GH_ADD_U32)
         atomicAdd(at, v);
-    } else if (C::op(p) == GH_ADD_F32) { /* in shared memory, a CAS loop itself (Hopper) */
+    else if (C::op(p) == GH_ADD_F32) /* in shared memory, a CAS loop itself (Hopper) */
         atomicAdd((float *)at, __uint_as_float(v));
-    } else if (C::op(p) == GH_MIN_U32 || C::op(p) == GH_MIN_F32) {
+    else if (C::op(p) == GH_MIN_U32 || C::op(p) == GH_MIN_F32)
         atomicMin(at, v);
-    } else {
+    else
         atomicMax(at, v);
-    }
 }
 
-/* Where a block keeps the bins as it counts. Per lane: 32 copies side by side,
- * lane l's in bank l, so no two lanes of a warp meet. Per block: one copy;
- * in halves (counts), two bins a word, twice the bins. Global: none on chip. */
+/* Where a block keeps the bins as it counts. Per lane: 32 copies, lane l's in bank l (no two
+ * lanes of a warp meet). Per block: one; in halves (counts), two bins a word. Global: none. */
 enum gh_strategy { GH_AUTO, GH_PER_LANE, GH_PER_BLOCK, GH_PER_BLOCK_HALVES, GH_GLOBAL };
 
-/* The transform's out: an atomic on the block's copy of each output's bin. Where
- * lanes may wait on one counter that the hardware does not combine (values; counts
- * in halves or global memory), a thread combines a run of equal outputs in
- * registers, one atomic when the bin changes; a full warp whose lanes all end
- * runs of values in one bin combines them by shuffles first. (32-bit counters need
- * neither: the hardware combines an increment of 1 to one address.) */
+/* The transform's out: an atomic on the block's copy of each output's bin. Where lanes may
+ * wait on a counter the hardware does not combine (values; counts in halves, global), a
+ * thread keeps a run of equal outputs, and a full warp ending runs in one bin shuffles. */
 template <typename C, typename T, gh_strategy S> struct gh_out {
     typedef typename gh_store<C>::word word;
     static constexpr bool lanes = S == GH_PER_LANE, halves = S == GH_PER_BLOCK_HALVES;
     static constexpr bool runs = C::kind != GH_COUNT || S == GH_PER_BLOCK_HALVES || S == GH_GLOBAL;
+    static constexpr bool two = lanes && !runs && (size_t)T::max_bins * GH_WARP * 4 <= 64 << 10;
     static constexpr unsigned stride = (lanes ? GH_WARP : 1) * C::parts; /* bin to bin */
     word *mine, *warps; /* this lane's copy; a combined warp's (per lane: its own column) */
     unsigned lane, run_bin;
     word run[C::parts]; /* the run's values as stored, or (counts) its length */
 
-    __device__ void add(unsigned bin, unsigned n) /* n = 1: the combining increment */
+    /* n = 1: the combining increment. Per lane, a count's address is from the array, not
+     * mine: a byte key's is then a shift and a mask ORing the lane in, a channel a constant
+     * in the atomic: 3 instructions a byte, not 5 (SASS: experiments-nvidia-h200). */
+    __device__ void add(unsigned bin, unsigned n)
     {
         if constexpr (halves)
             atomicAdd(&mine[bin / 2 * stride], n << (bin % 2 * 16));
+        else if constexpr (lanes && C::kind == GH_COUNT)
+            atomicAdd((uint32_t *)((char *)gh_shared + bin * (GH_WARP * 4) + lane * 4), n);
         else
             atomicAdd(&mine[bin * stride], n);
     }
@@ -240,13 +233,8 @@ template <typename C, typename T, gh_strategy S> struct gh_out {
     }
 };
 
-/* ------------------------------------------------------ the GPU: kernels -- */
-
-extern __shared__ uint4 gh_shared[]; /* sized at launch; uint4: 16-byte aligned */
-
-/* Halves count in rounds: between two, every half at GH_CARRY_AT or more goes to
- * the global sums, and a round adds at most GH_ROUND to a half (as the host
- * sizes it), so no half passes 65535 into its neighbour (07). */
+/* Halves count in rounds: between two, each half at GH_CARRY_AT or more goes to the global
+ * sums; a round adds at most GH_ROUND to a half (as the host sizes it): none passes 65535. */
 #define GH_CARRY_AT 0x1000u
 #define GH_ROUND    (0x10000u - GH_CARRY_AT)
 
@@ -258,22 +246,26 @@ __device__ inline void gh_carry(uint32_t *words, unsigned count, unsigned bins, 
         uint4 quad = ((uint4 *)words)[q];
         if (((quad.x | quad.y | quad.z | quad.w) & high) == 0)
             continue; /* nearly always: one read of 16 bytes */
-        for (unsigned w = 4 * q; w < 4 * q + 4; w++)
-            for (unsigned half = 0; half < 2; half++) {
-                uint32_t n = words[w] >> (16 * half) & 0xffff, bin = 2 * w + half;
-                if (n >= GH_CARRY_AT && bin < bins) {
-                    atomicAdd(&sums[bin], n);
-                    words[w] -= n << (16 * half);
-                }
-            }
+        for (unsigned bin = 8 * q; bin < 8 * q + 8 && bin < bins; bin++) { /* its 8 halves */
+            uint32_t n = words[bin / 2] >> (bin % 2 * 16) & 0xffff;
+            if (n >= GH_CARRY_AT)
+                atomicAdd(&sums[bin], n), words[bin / 2] -= n << (bin % 2 * 16);
+        }
     }
 }
 
+#if __CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 900 || __CUDA_ARCH__ == 1000
+#define GH_TWO 2 /* blocks of 1024 an SM: 2048 threads an SM there (Programming Guide) */
+#else
+#define GH_TWO 1
+#endif
 /* A block of placement S: its bins at the identity; its items, a grid-stride apart, in
- * batches of B loads issued before any is used (4 per lane, 2 for the others, as measured
- * in experiments-nvidia-h200), each item through the transform; its bins into the sums. */
+ * batches of B loads issued before any is used (halves: two carried across the rounds'
+ * barriers), each through the transform; its bins into the sums. Counts per lane in 64 KiB
+ * or less: B = 2, held to 32 registers where GH_TWO is 2 for two blocks an SM; else B = 4
+ * per lane, 2 for the others (each as measured in experiments-nvidia-h200). */
 template <typename C, typename T, typename In, gh_strategy S>
-__global__ void __launch_bounds__(1024)
+__global__ void __launch_bounds__(1024, gh_out<C, T, S>::two ? GH_TWO : 1)
     gh_kernel(In in, T transform, size_t first, size_t end, unsigned bins, size_t per_round,
               typename gh_store<C>::word *sums)
 {
@@ -292,12 +284,22 @@ __global__ void __launch_bounds__(1024)
     const size_t stride = (size_t)blockDim.x * gridDim.x;
     const size_t block_first = first + blockIdx.x * (size_t)blockDim.x;
     size_t i = block_first + threadIdx.x;
-    constexpr int B = S == GH_PER_LANE ? 4 : 2;
+    constexpr int B = S == GH_PER_LANE && !out_type::two ? 4 : 2;
+    typename T::item_type next[2] = {}; /* halves: the two loads carried */
+    for (int b = 0; halves && b < 2 && i + b * stride < end; b++)
+        next[b] = transform.read(in, i + b * stride);
     /* the rounds' test is the block's, so that every thread meets the barriers */
     for (size_t round = block_first; round < end;
          round = halves ? round + per_round * stride : end) {
         size_t stop = halves && i + per_round * stride < end ? i + per_round * stride : end;
-        for (; i + (B - 1) * stride < stop; i += B * stride) {
+        for (; halves && i < stop; i += stride) {
+            typename T::item_type now = next[0];
+            next[0] = next[1];
+            if (i + 2 * stride < end)
+                next[1] = transform.read(in, i + 2 * stride);
+            transform(in, now, i, out);
+        }
+        for (; !halves && i + (B - 1) * stride < stop; i += B * stride) {
             typename T::item_type item[B];
 #pragma unroll
             for (int b = 0; b < B; b++)
@@ -319,9 +321,8 @@ __global__ void __launch_bounds__(1024)
     for (unsigned s = threadIdx.x; S != GH_GLOBAL && s < bins * P; s += blockDim.x) {
         word sum = halves ? 0 : gh_store<C>::identity(s % P);
         for (unsigned c = 0; c < copies; c++) { /* lane l starts at copy (s + l) % 32 */
-            unsigned from = (c + s) % copies;
-            word w = halves ? shared[s / 2 * copies + from] >> (s % 2 * 16) & 0xffff
-                            : shared[s * copies + from];
+            word w = halves ? shared[s / 2] >> (s % 2 * 16) & 0xffff
+                            : shared[s * copies + (c + s) % copies];
             sum = halves ? sum + w : gh_store<C>::combine(s % P, sum, w);
         }
         if (sum != gh_store<C>::identity(s % P))
@@ -366,8 +367,7 @@ template <typename C> size_t gh_shared_bytes(gh_strategy s, unsigned bins)
 template <typename C, typename T> constexpr bool gh_compiled(gh_strategy s)
 {
     bool small = (size_t)T::max_bins * sizeof(typename C::value_type) <= 48 * 1024;
-    bool halves = s == GH_PER_BLOCK_HALVES;
-    return halves ? C::kind == GH_COUNT && !small : s != GH_GLOBAL || !small;
+    return s == GH_PER_BLOCK_HALVES ? C::kind == GH_COUNT && !small : s != GH_GLOBAL || !small;
 }
 
 /* Whether placement s holds bins here: compiled, and in a block's shared memory. */
@@ -380,10 +380,9 @@ template <typename C, typename T> bool gh_fits(gh_strategy s, unsigned bins)
            gh_shared_bytes<C>(s, bins) <= (size_t)most;
 }
 
-/* GH_AUTO's placement. Counts of keys dense in the input (half an output a
- * byte or more: u8, u16) come faster than bank conflicts allow: a copy per
- * lane where it fits. Then, and for other counts: per block, in halves (07).
- * Values: per lane, then per block. Past them all, global memory. */
+/* GH_AUTO's placement. Counts of keys dense in the input (half an output a byte or more: u8,
+ * u16) come faster than bank conflicts allow: a copy per lane where it fits. Then, and for
+ * other counts: per block, in halves (07). Values: per lane, then per block. Then global. */
 template <typename C, typename T> gh_strategy gh_choose(unsigned bins)
 {
     bool dense = C::kind == GH_COUNT && 2 * T::outputs >= (int)sizeof(typename T::item_type);
@@ -396,18 +395,15 @@ template <typename C, typename T> gh_strategy gh_choose(unsigned bins)
     return GH_GLOBAL;
 }
 
-/* The temporary bytes a call needs: the sums as they grow, where out cannot
- * hold them (host memory, or a float min or max to decode). */
+/* The temporary bytes a call needs: the sums, where out cannot hold them (host; float order). */
 template <typename C> size_t gh_temp_bytes(unsigned bins, bool out_on_host)
 {
     return out_on_host || !gh_store<C>::as_is() ? (size_t)bins * sizeof(typename C::value_type) : 0;
 }
 
-/* Launches placement S over [first, end): 512 or 1024 threads a block,
- * whichever keeps more on an SM (its registers and shared memory allowing;
- * 1024 on a tie, which the H200 ran faster: experiments-nvidia-h200), as
- * many blocks as fit at once, but no more than the items need. The occupancy
- * is found once per device and shared memory: it costs more than a launch. */
+/* Launches placement S over [first, end): 512 or 1024 threads a block, whichever keeps more
+ * on an SM (1024 on a tie: faster on the H200), as many blocks as fit at once but no more
+ * than the items need; the occupancy, once per device and shared size (it costs more). */
 template <typename C, typename T, typename In, gh_strategy S>
 cudaError_t gh_launch(const In &in, const T &t, size_t first, size_t end, unsigned bins,
                       typename gh_store<C>::word *sums, cudaStream_t stream, dim3 *shape)
@@ -439,9 +435,8 @@ cudaError_t gh_launch(const In &in, const T &t, size_t first, size_t end, unsign
         }
         size_t most = (end - first + threads - 1) / threads;
         *shape = dim3((unsigned)(most < (size_t)blocks ? most : blocks), threads);
-        /* halves: a round may add to one half all the block's outputs */
         static_assert(S != GH_PER_BLOCK_HALVES || T::outputs * 1024 <= GH_ROUND,
-                      "per-block halves need a transform of at most 60 outputs an item");
+                      "a round of halves may add all a block's outputs to one: at most 60 an item");
         if (e == cudaSuccess)
             gh_kernel<C, T, In, S><<<shape->x, threads, shared, stream>>>(
                 in, t, first, end, bins, GH_ROUND / (T::outputs * threads), sums);
@@ -472,7 +467,12 @@ cudaError_t gh_histogram(const In &in, const T &t, const C &, size_t first, size
     /* the sums start at the identity, or at out's values as stored */
     if (e == cudaSuccess && call.accumulate && call.out_on_host)
         e = cudaMemcpyAsync(sums, out, bytes, cudaMemcpyHostToDevice, stream);
-    if (e == cudaSuccess && (!call.accumulate || sums != (word *)out)) {
+    bool zeros = !call.accumulate; /* an identity of zero bits: a memset, not a launch */
+    for (int p = 0; p < C::parts; p++)
+        zeros = zeros && gh_store<C>::identity(p) == 0;
+    if (e == cudaSuccess && zeros)
+        e = cudaMemsetAsync(sums, 0, bytes, stream);
+    else if (e == cudaSuccess && (!call.accumulate || sums != (word *)out)) {
         const void *from = !call.accumulate ? nullptr : call.out_on_host ? sums : (void *)out;
         gh_convert<C>
             <<<(unsigned)((words + 255) / 256), 256, 0, stream>>>(sums, from, false, words);
