@@ -5,19 +5,18 @@
  *   a transform  read(input, i): item i, one wide load; operator()(input, item, i, out):
  *                its outputs, out(bin, value), or out(bin) to count one, each bin below
  *                bins(), which a call's bins must equal (no output is tested).
- *                T::outputs is the most an item emits, T::max_bins the most bins it can have;
- *   a combine    how two values of a bin become one, associative and commutative (the
- *                library combines in any order and grouping): gh_count, each output
- *                counts 1; gh_parts<V, ops...>, 1 to 4 32-bit parts, each a sum, min or
- *                max by the hardware's atomic; or derived from gh_cas<V>, any operator()
- *                on 4 or 8 bytes.
- * gh_histogram(input, transform, combine, first, end, bins, out, call) combines
- * the outputs of items [first, end) into out[0 .. bins). call says whether out is
- * in host memory, whether to combine onto what it holds, the stream, the temporary
- * buffer (gh_temp_bytes; NULL: its own) and where the bins live as they grow
- * (GH_AUTO: gh_choose's). It returns a cudaError_t, as CUB does (cudaErrorInvalidValue:
- * a call it cannot do), and never exits. Each (combine, transform, placement) compiles
- * to a kernel of its own.
+ *                T::outputs is the most an item emits, T::max_bins the most bins it can
+ *                have; T::runs, if true, says its outputs come in long runs of one bin;
+ *   a combine    how two values of a bin become one, associative and commutative (combined
+ *                in any order and grouping): gh_count, each output counts 1; gh_parts<V,
+ *                ops...>, 1 to 4 32-bit parts, each a sum, min or max by the hardware's
+ *                atomic; or derived from gh_cas<V>, any operator() on 4 or 8 bytes.
+ * gh_histogram(input, transform, combine, first, end, bins, out, call) combines the outputs of
+ * items [first, end) into out[0 .. bins). call says whether out is in host memory, whether to
+ * combine onto what it holds, the stream, the temporary buffer (gh_temp_bytes; NULL: its own) and
+ * where the bins live as they grow (GH_AUTO: gh_choose's). It returns a cudaError_t, as CUB does
+ * (cudaErrorInvalidValue: a call it cannot do), and never exits. Each (combine, transform,
+ * placement) compiles to a kernel of its own.
  */
 #ifndef GENERALIZED_HISTOGRAM_CUH
 #define GENERALIZED_HISTOGRAM_CUH
@@ -28,8 +27,6 @@
 #include <stdint.h>
 #include <string.h>
 #include <type_traits>
-
-/* ----------------------------------------------------------- combines -- */
 
 /* What a 32-bit part does when two values meet (a float min or max: on float_order's int). */
 enum gh_part_op { GH_ADD_U32, GH_ADD_F32, GH_MIN_U32, GH_MAX_U32, GH_MIN_F32, GH_MAX_F32 };
@@ -381,15 +378,20 @@ template <typename C, typename T> bool gh_fits(gh_strategy s, unsigned bins)
 }
 
 /* GH_AUTO's placement. Counts of keys dense in the input (half an output a byte or more: u8,
- * u16) come faster than bank conflicts allow: a copy per lane where it fits. Then, and for
- * other counts: per block, in halves (07). Values: per lane, then per block. Then global. */
+ * u16) come faster than bank conflicts allow: a copy per lane where it fits. Then, and for other
+ * counts: per block, in halves (07). Values: per lane, then per block (T::runs: the other way). */
 template <typename C, typename T> gh_strategy gh_choose(unsigned bins)
 {
     bool dense = C::kind == GH_COUNT && 2 * T::outputs >= (int)sizeof(typename T::item_type);
-    const gh_strategy order[3][4] = {{GH_PER_LANE, GH_PER_BLOCK, GH_PER_BLOCK_HALVES, GH_GLOBAL},
+    bool runs = requires
+    {
+        requires T::runs;
+    };
+    const gh_strategy order[4][4] = {{GH_PER_LANE, GH_PER_BLOCK, GH_PER_BLOCK_HALVES, GH_GLOBAL},
                                      {GH_PER_BLOCK, GH_PER_BLOCK_HALVES, GH_GLOBAL, GH_GLOBAL},
-                                     {GH_PER_LANE, GH_PER_BLOCK, GH_GLOBAL, GH_GLOBAL}};
-    for (gh_strategy s : order[C::kind != GH_COUNT ? 2 : dense ? 0 : 1])
+                                     {GH_PER_LANE, GH_PER_BLOCK, GH_GLOBAL, GH_GLOBAL},
+                                     {GH_PER_BLOCK, GH_PER_LANE, GH_GLOBAL, GH_GLOBAL}};
+    for (gh_strategy s : order[C::kind != GH_COUNT ? 2 + runs : dense ? 0 : 1])
         if (gh_fits<C, T>(s, bins))
             return s;
     return GH_GLOBAL;
@@ -449,9 +451,7 @@ cudaError_t gh_histogram(const In &in, const T &t, const C &, size_t first, size
                          unsigned bins, typename C::value_type *out, const gh_call &call)
 {
     typedef typename gh_store<C>::word word;
-    typedef cudaError_t (*launcher)(const In &, const T &, size_t, size_t, unsigned, word *,
-                                    cudaStream_t, dim3 *);
-    const launcher launch[] = {
+    const decltype(&gh_launch<C, T, In, GH_PER_LANE>) launch[] = {
         nullptr, gh_launch<C, T, In, GH_PER_LANE>, gh_launch<C, T, In, GH_PER_BLOCK>,
         gh_launch<C, T, In, GH_PER_BLOCK_HALVES>, gh_launch<C, T, In, GH_GLOBAL>};
     gh_strategy s = call.strategy == GH_AUTO ? gh_choose<C, T>(bins) : call.strategy;

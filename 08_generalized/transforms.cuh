@@ -212,6 +212,7 @@ struct row_sums {
     };
     typedef eight item_type; /* 8 floats, two loads: one output an item, nearly always */
     static constexpr int outputs = 8;
+    static constexpr bool runs = true; /* a row's outputs come one after another */
     static constexpr unsigned max_bins = MAX_BINS;
     struct rows_rule rule;
     unsigned rows;
