@@ -163,8 +163,8 @@ enum gh_strategy { GH_AUTO, GH_PER_LANE, GH_PER_BLOCK, GH_PER_BLOCK_HALVES, GH_G
 template <typename C, typename T, gh_strategy S> struct gh_out {
     typedef typename gh_store<C>::word word;
     static constexpr bool lanes = S == GH_PER_LANE, halves = S == GH_PER_BLOCK_HALVES;
-    static constexpr bool runs = C::kind != GH_COUNT || S == GH_PER_BLOCK_HALVES || S == GH_GLOBAL;
-    static constexpr bool two = lanes && !runs && (size_t)T::max_bins * GH_WARP * 4 <= 64 << 10;
+    static constexpr bool keeps_runs = C::kind != GH_COUNT || halves || S == GH_GLOBAL;
+    static constexpr bool two_blocks = lanes && C::kind == GH_COUNT && T::max_bins <= 512;
     static constexpr unsigned stride = (lanes ? GH_WARP : 1) * C::parts; /* bin to bin */
     word *mine, *warps; /* this lane's copy; a combined warp's (per lane: its own column) */
     unsigned lane, run_bin;
@@ -186,7 +186,7 @@ template <typename C, typename T, gh_strategy S> struct gh_out {
     __device__ void operator()(unsigned bin) /* a count */
     {
         static_assert(C::kind == GH_COUNT, "out(bin) counts one: the combine must be gh_count");
-        if (!runs)
+        if (!keeps_runs)
             return add(bin, 1);
         if (bin != run_bin)
             flush(), run_bin = bin, run[0] = 0;
@@ -258,11 +258,11 @@ __device__ inline void gh_carry(uint32_t *words, unsigned count, unsigned bins, 
 #endif
 /* A block of placement S: its bins at the identity; its items, a grid-stride apart, in
  * batches of B loads issued before any is used (halves: two carried across the rounds'
- * barriers), each through the transform; its bins into the sums. Counts per lane in 64 KiB
- * or less: B = 2, held to 32 registers where GH_TWO is 2 for two blocks an SM; else B = 4
- * per lane, 2 for the others (each as measured in experiments-nvidia-h200). */
+ * barriers), each through the transform; its bins into the sums. Counts per lane of 512 bins
+ * or fewer (64 KiB of copies): B = 2, held to 32 registers where GH_TWO is 2 for two blocks
+ * an SM; else B = 4 per lane, 2 for the others (each as measured in experiments-nvidia-h200). */
 template <typename C, typename T, typename In, gh_strategy S>
-__global__ void __launch_bounds__(1024, gh_out<C, T, S>::two ? GH_TWO : 1)
+__global__ void __launch_bounds__(1024, gh_out<C, T, S>::two_blocks ? GH_TWO : 1)
     gh_kernel(In in, T transform, size_t first, size_t end, unsigned bins, size_t per_round,
               typename gh_store<C>::word *sums)
 {
@@ -281,7 +281,7 @@ __global__ void __launch_bounds__(1024, gh_out<C, T, S>::two ? GH_TWO : 1)
     const size_t stride = (size_t)blockDim.x * gridDim.x;
     const size_t block_first = first + blockIdx.x * (size_t)blockDim.x;
     size_t i = block_first + threadIdx.x;
-    constexpr int B = S == GH_PER_LANE && !out_type::two ? 4 : 2;
+    constexpr int B = S == GH_PER_LANE && !out_type::two_blocks ? 4 : 2;
     typename T::item_type next[2] = {}; /* halves: the two loads carried */
     for (int b = 0; halves && b < 2 && i + b * stride < end; b++)
         next[b] = transform.read(in, i + b * stride);
