@@ -3,10 +3,10 @@
  * (chapter 08 tells how to use it, and how it maps to kernels). The caller writes two
  * small types; the library does the rest:
  *   a transform  read(input, i): item i, one wide load; operator()(input, item, i, out):
- *                its outputs, out(bin, value), or out(bin) to count one, each bin below
- *                bins(), which a call's bins must equal (no output is tested).
- *                T::outputs is the most an item emits, T::max_bins the most bins it can
- *                have; T::runs, if true, says its outputs come in long runs of one bin;
+ *                its outputs, out(bin, value), or out(bin) to count one (gh_count: out(bin,
+ *                n) counts n), each bin below bins(), which a call's bins must equal (none
+ *                is tested). T::outputs is the most an item emits (counts: adds), T::max_bins
+ *                the most bins it can have; T::runs, if true: its outputs come in long runs;
  *   a combine    how two values of a bin become one, associative and commutative (combined
  *                in any order and grouping): gh_count, each output counts 1; gh_parts<V,
  *                ops...>, 1 to 4 32-bit parts, each a sum, min or max by the hardware's
@@ -158,21 +158,20 @@ __device__ __forceinline__ void gh_atomic(int p, typename gh_store<C>::word *at,
 enum gh_strategy { GH_AUTO, GH_PER_LANE, GH_PER_BLOCK, GH_PER_BLOCK_HALVES, GH_GLOBAL };
 
 /* The transform's out: an atomic on the block's copy of each output's bin. Where lanes may
- * wait on a counter the hardware does not combine (values; counts in halves, global), a
+ * wait on a counter the hardware does not combine (values; counts in global memory), a
  * thread keeps a run of equal outputs, and a full warp ending runs in one bin shuffles. */
 template <typename C, typename T, gh_strategy S> struct gh_out {
     typedef typename gh_store<C>::word word;
     static constexpr bool lanes = S == GH_PER_LANE, halves = S == GH_PER_BLOCK_HALVES;
-    static constexpr bool keeps_runs = C::kind != GH_COUNT || halves || S == GH_GLOBAL;
+    static constexpr bool keeps_runs = C::kind != GH_COUNT || S == GH_GLOBAL;
     static constexpr bool two_blocks = lanes && C::kind == GH_COUNT && T::max_bins <= 512;
     static constexpr unsigned stride = (lanes ? GH_WARP : 1) * C::parts; /* bin to bin */
     word *mine, *warps; /* this lane's copy; a combined warp's (per lane: its own column) */
     unsigned lane, run_bin;
     word run[C::parts]; /* the run's values as stored, or (counts) its length */
 
-    /* n = 1: the combining increment. Per lane, a count's address is from the array, not
-     * mine: a byte key's is then a shift and a mask ORing the lane in, a channel a constant
-     * in the atomic: 3 instructions a byte, not 5 (SASS: experiments-nvidia-h200). */
+    /* n counted. Per lane, from the array, not mine: a byte key's address is a shift and a
+     * mask ORing the lane in, a channel a constant: 3 instructions a byte, not 5 (SASS). */
     __device__ void add(unsigned bin, unsigned n)
     {
         if constexpr (halves)
@@ -186,16 +185,16 @@ template <typename C, typename T, gh_strategy S> struct gh_out {
     __device__ void operator()(unsigned bin) /* a count */
     {
         static_assert(C::kind == GH_COUNT, "out(bin) counts one: the combine must be gh_count");
-        if (!keeps_runs)
-            return add(bin, 1);
-        if (bin != run_bin)
-            flush(), run_bin = bin, run[0] = 0;
-        run[0]++;
+        (*this)(bin, 1u);
     }
 
-    __device__ void operator()(unsigned bin, typename C::value_type v) /* a value */
+    __device__ void operator()(unsigned bin, typename C::value_type v) /* a value; count: v */
     {
-        static_assert(C::kind != GH_COUNT, "gh_count takes out(bin): every output counts one");
+        if constexpr (C::kind == GH_COUNT) { /* a run of counts only in global memory */
+            if (keeps_runs && bin != run_bin)
+                flush(), run_bin = bin, run[0] = 0;
+            return keeps_runs ? (void)(run[0] += v) : add(bin, v);
+        }
         word part[C::parts];
         memcpy(part, &v, sizeof part);
         bool same = bin == run_bin;

@@ -76,6 +76,11 @@ template <typename Key, int Rule, int Channels = 1> struct integer_keys {
         /* key j's channel, for 3 channels: a vector starts at channel first % 3 */
         unsigned channel = Channels == 3 ? (unsigned)(first % 3) : 0;
         if (first + outputs <= in.n) { /* every item but the last: no test per key */
+            /* 2- and 4-byte keys all one: one add (per-block and halves lanes share counters,
+             * and 8 adds to one would wait on each other); per-lane u8 counts never wait */
+            if (sizeof(Key) > 1 && Channels == 1 && item.x == item.y && item.x == item.z &&
+                item.x == item.w && (sizeof(Key) == 4 || item.x >> 16 == (item.x & 0xffff)))
+                return count(key[0], 0, out, outputs);
 #pragma unroll
             for (int j = 0; j < outputs; j++)
                 count(key[j], Channels == 3 ? channel++ % 3 : j % Channels, out);
@@ -85,13 +90,14 @@ template <typename Key, int Rule, int Channels = 1> struct integer_keys {
         }
     }
 
-    template <typename Out> __device__ void count(Key key, unsigned channel, Out &out) const
+    template <typename Out>
+    __device__ void count(Key key, unsigned channel, Out &out, unsigned n = 1) const
     {
         uint32_t d = (uint32_t)key - rule.lo; /* a key below lo wraps past the last */
         if (Rule == FULL)
-            out(channel * values + key);
+            out(channel * values + key, n);
         else if (d <= rule.last)
-            out(Rule == NARROW ? even_bins_narrow(&rule, d) : even_bins_wide(&rule, d));
+            out(Rule == NARROW ? even_bins_narrow(&rule, d) : even_bins_wide(&rule, d), n);
     }
 };
 
