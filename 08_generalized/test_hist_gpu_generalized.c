@@ -1378,6 +1378,48 @@ START_TEST(test_row_sums_of_a_file_that_cancels)
 }
 END_TEST
 
+/* Items of 16 bytes that are nearly one key, cycling: all one key; all one but
+ * key j, for each j; words alike but their halves not (a, b, a, b, ...); and
+ * pairs of words alike. The transform counts an item of one key in one add, so
+ * a test of fewer than all its bytes would count these wrong. By every way
+ * (--variant all: the program checks each), the printed bins against the
+ * reference; u16 in halves and one copy a block, u32 in halves and per block. */
+START_TEST(test_items_nearly_one_key_are_counted_key_by_key)
+{
+    static const struct gcase cases[] = {{.keys = "u16"},
+                                         {.keys = "u16", .bins = 3000, .range = "100:60000"},
+                                         {.keys = "u32", .bins = 116224, .range = "0:1000000"},
+                                         {.keys = "u32", .bins = 1000, .range = "0:1000000"}};
+    const struct gcase *c = &cases[_i];
+    bool u16 = strcmp(c->keys, "u16") == 0;
+    int per_item = u16 ? 8 : 4;
+    static uint32_t words[4 * 4096];
+    for (int t = 0; t < 4096; t++) {
+        uint32_t a = (uint32_t)t * 7919 % 59000 + 200, b = a + 1, key[8];
+        int pattern = t % 12;
+        for (int k = 0; k < per_item; k++)
+            key[k] = pattern == 9    ? (k % 2 ? b : a)     /* words alike, halves not */
+                     : pattern == 10 ? (k / 2 % 2 ? b : a) /* pairs of words alike */
+                     : pattern >= 1 && pattern <= 8 && k == pattern - 1 ? b
+                                                                        : a;
+        for (int w = 0; w < 4; w++)
+            words[4 * t + w] = u16 ? key[2 * w] | key[2 * w + 1] << 16 : key[w];
+    }
+    char *path = temporary_file(words, sizeof words);
+    char args[1024];
+    case_args(c, args, sizeof args);
+    append(args, sizeof args, " --file %s --reps 1 --print-bins --variant all", path);
+    struct run r;
+    run_program(args, &r);
+    unlink(path);
+    ck_assert_msg(r.status == EXIT_OK, "%s: exit %d: %s", r.command, r.status, r.err);
+    struct expect e = integer_reference(c, (const unsigned char *)words, sizeof words);
+    check_report(&r, 0, &e);
+    free_expect(&e);
+    free_run(&r);
+}
+END_TEST
+
 /* --chart writes the table chapter 08 draws: per hue bin its degrees, its
  * pixels, their mean saturation, the brightest value and the most saturated
  * pixel's colour, each line the reference's. */
@@ -1779,9 +1821,10 @@ int main(int argc, char **argv)
     int carry_runs = cases(3, 1);
     tcase_add_loop_test(more, test_halves_carry_one_bin_over_many_rounds, 0, carry_runs);
     tcase_add_loop_test(more, test_f32_keys_from_a_file_with_nans_infinities_and_edges, 0, 4);
+    tcase_add_loop_test(more, test_items_nearly_one_key_are_counted_key_by_key, 0, 4);
     tcase_add_test(more, test_csv_has_one_header_and_a_verified_row_per_way);
     int sweep_runs = cases(1, 0);
     tcase_add_loop_test(more, test_sweep_has_one_header_and_every_case, 0, sweep_runs);
-    add_if_runnable(suite, more, carry_runs + 4 + 1 + sweep_runs);
+    add_if_runnable(suite, more, carry_runs + 4 + 4 + 1 + sweep_runs);
     return run_suite(suite);
 }
