@@ -3,10 +3,11 @@
  * (chapter 08 tells how to use it, and how it maps to kernels). The caller writes two
  * small types; the library does the rest:
  *   a transform  read(input, i): item i, one wide load; operator()(input, item, i, out):
- *                its outputs, out(bin, value), or out(bin) to count one (gh_count: out(bin,
- *                n) counts n), each bin below bins(), which a call's bins must equal (none
- *                is tested). T::outputs is the most an item emits (counts: adds), T::max_bins
- *                the most bins it can have; T::runs, if true: its outputs come in long runs;
+ *                its outputs, out(bin, value), or for gh_count out(bin) to count one and
+ *                out(bin, n) n, each bin below bins(), which a call's bins must equal (none
+ *                is tested). T::outputs is the most an item emits (counts: its n's in all),
+ *                T::max_bins the most bins it can have; T::runs, if true: its outputs come
+ *                in long runs;
  *   a combine    how two values of a bin become one, associative and commutative (combined
  *                in any order and grouping): gh_count, each output counts 1; gh_parts<V,
  *                ops...>, 1 to 4 32-bit parts, each a sum, min or max by the hardware's
@@ -182,19 +183,17 @@ template <typename C, typename T, gh_strategy S> struct gh_out {
             atomicAdd(&mine[bin * stride], n);
     }
 
-    __device__ void operator()(unsigned bin) /* a count */
+    template <typename N = unsigned> /* counts: out(bin) one, out(bin, n) n */
+    __device__ void operator()(unsigned bin, N n = 1) requires(C::kind == GH_COUNT)
     {
-        static_assert(C::kind == GH_COUNT, "out(bin) counts one: the combine must be gh_count");
-        (*this)(bin, 1u);
+        static_assert(std::is_integral<N>::value, "gh_count: out(bin, n), n a whole number");
+        if (keeps_runs && bin != run_bin) /* a run of counts only in global memory */
+            flush(), run_bin = bin, run[0] = 0;
+        return keeps_runs ? (void)(run[0] += n) : add(bin, (unsigned)n);
     }
 
-    __device__ void operator()(unsigned bin, typename C::value_type v) /* a value; count: v */
+    __device__ void operator()(unsigned bin, typename C::value_type v) requires(C::kind != GH_COUNT)
     {
-        if constexpr (C::kind == GH_COUNT) { /* a run of counts only in global memory */
-            if (keeps_runs && bin != run_bin)
-                flush(), run_bin = bin, run[0] = 0;
-            return keeps_runs ? (void)(run[0] += v) : add(bin, v);
-        }
         word part[C::parts];
         memcpy(part, &v, sizeof part);
         bool same = bin == run_bin;

@@ -19,6 +19,7 @@
 
 #include <ctype.h>
 #include <inttypes.h>
+#include <libgen.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -805,6 +806,64 @@ static void check_report(const struct run *r, int i, const struct expect *e)
     long wrong = wrong_bins(e, rep->bin, why, sizeof why);
     ck_assert_msg(wrong == 0, "%s (%s): %ld bins wrong; %s", r->command, rep->way, wrong, why);
 }
+
+/* The library's contract, as the compiler holds it: gh_count's out(bin, n)
+ * takes a whole number (a float would be cut, 0.5 to 0), and out(bin) counts,
+ * so a value's combine has none. The same transform with out(b, 2u) compiles,
+ * so what fails is the misuse, not the test's code. nvcc: $NVCC (make's). */
+START_TEST(test_misused_outs_do_not_compile)
+{
+    static const struct {
+        const char *combine, *out, *error;
+    } uses[] = {{"gh_count", "out(b, 2u)", NULL},
+                {"gh_count", "out(b, 0.5f)", "n a whole number"},
+                {"gh_parts<float, GH_ADD_F32>", "out(b)", "no instance of overloaded function"}};
+    char dir[] = "/tmp/generalized_api_XXXXXX", command[4096];
+    ck_assert(mkdtemp(dir) != NULL);
+    snprintf(command, sizeof command, "%s/use.cu", dir);
+    FILE *f = fopen(command, "w");
+    ck_assert(f != NULL);
+    fprintf(f,
+            "#include \"generalized_histogram.cuh\"\n"
+            "typedef %s combine;\n"
+            "struct floats { const float *keys; };\n"
+            "struct transform {\n"
+            "    typedef float item_type;\n"
+            "    static constexpr int outputs = 1;\n"
+            "    static constexpr unsigned max_bins = 100;\n"
+            "    __host__ __device__ unsigned bins() const { return 100; }\n"
+            "    __device__ float read(const floats &in, size_t i) const { return in.keys[i]; }\n"
+            "    template <typename Out>\n"
+            "    __device__ void operator()(const floats &, float x, size_t, Out &out) const\n"
+            "    {\n"
+            "        unsigned b = (unsigned)x %% 100;\n"
+            "        %s;\n"
+            "    }\n"
+            "};\n"
+            "cudaError_t use(combine::value_type *out)\n"
+            "{\n"
+            "    return gh_histogram(floats{0}, transform{}, combine{}, 0, 10, 100, out, "
+            "gh_call{});\n"
+            "}\n",
+            uses[_i].combine, uses[_i].out);
+    fclose(f);
+    const char *nvcc = getenv("NVCC") && *getenv("NVCC") ? getenv("NVCC") : "nvcc";
+    char program[1024]; /* the library beside the stage's program */
+    snprintf(program, sizeof program, "%s", stage_program());
+    snprintf(command, sizeof command, "'%s' -std=c++20 -arch=sm_90 -I'%s' -c %s/use.cu -o %s/use.o",
+             nvcc, dirname(program), dir, dir);
+    struct ran r = run_command(command);
+    remove_tree(dir);
+    if (uses[_i].error)
+        ck_assert_msg(r.status != 0 && strstr(r.err, uses[_i].error),
+                      "%s with %s: compiled, or not for its reason (status %d): %s",
+                      uses[_i].combine, uses[_i].out, r.status, r.err);
+    else
+        ck_assert_msg(r.status == 0, "%s with %s does not compile (status %d): %s",
+                      uses[_i].combine, uses[_i].out, r.status, r.err);
+    free_ran(&r);
+}
+END_TEST
 
 /* ========================================================= the cases == */
 
@@ -1757,6 +1816,10 @@ int main(int argc, char **argv)
                         BAD_USAGES);
     tcase_add_test(usage, test_a_file_of_the_wrong_size_is_refused);
     add_tcase(suite, usage, BAD_USAGES + 1);
+
+    TCase *api = tcase_of("the library's contract, compiled", 300);
+    tcase_add_loop_test(api, test_misused_outs_do_not_compile, 0, 3);
+    add_tcase(suite, api, 3);
 
     TCase *checks_fail = tcase_of("the checks reject wrong values", 60);
     tcase_add_test(checks_fail, test_the_count_check_rejects_one_wrong_bin);

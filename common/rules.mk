@@ -77,7 +77,7 @@ run: $(BIN)
 # The suite runs the real program, as a user would, and compares its output
 # with the CPU reference computed in the test itself.
 test: $(BIN) $(BUILD)/test_$(PROGRAM)
-	./$(BUILD)/test_$(PROGRAM) ./$(BIN)
+	NVCC='$(NVCC)' ./$(BUILD)/test_$(PROGRAM) ./$(BIN)
 
 # What this folder needs to build (common/can-build.sh asks): cuda, opencl or nothing.
 needs:
