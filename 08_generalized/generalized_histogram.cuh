@@ -9,7 +9,7 @@
  *                T::max_bins the most bins it can have; T::runs, if true: its outputs come
  *                in long runs;
  *   a combine    how two values of a bin become one, associative and commutative (combined
- *                in any order and grouping): gh_count, each output counts 1; gh_parts<V,
+ *                in any order and grouping): gh_count, a count of 1 or n; gh_parts<V,
  *                ops...>, 1 to 4 32-bit parts, each a sum, min or max by the hardware's
  *                atomic; or derived from gh_cas<V>, any operator() on 4 or 8 bytes.
  * gh_histogram(input, transform, combine, first, end, bins, out, call) combines the outputs of
