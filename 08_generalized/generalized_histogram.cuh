@@ -169,7 +169,7 @@ template <typename C, typename T, gh_strategy S> struct gh_out {
     static constexpr unsigned stride = (lanes ? GH_WARP : 1) * C::parts; /* bin to bin */
     word *mine, *warps; /* this lane's copy; a combined warp's (per lane: its own column) */
     unsigned lane, run_bin;
-    word run[C::parts]; /* the run's values as stored, or (counts) its length */
+    word run[C::parts]; /* the run's values as stored, or (counts) its count */
 
     /* n counted. Per lane, from the array, not mine: a byte key's address is a shift and a
      * mask ORing the lane in, a channel a constant: 3 instructions a byte, not 5 (SASS). */
@@ -187,9 +187,11 @@ template <typename C, typename T, gh_strategy S> struct gh_out {
     __device__ void operator()(unsigned bin, N n = 1) requires(C::kind == GH_COUNT)
     {
         static_assert(std::is_integral<N>::value, "gh_count: out(bin, n), n a whole number");
-        if (keeps_runs && bin != run_bin) /* a run of counts only in global memory */
+        if (!keeps_runs)
+            return add(bin, (unsigned)n);
+        if (bin != run_bin) /* a run of counts: in global memory only */
             flush(), run_bin = bin, run[0] = 0;
-        return keeps_runs ? (void)(run[0] += n) : add(bin, (unsigned)n);
+        run[0] += n;
     }
 
     __device__ void operator()(unsigned bin, typename C::value_type v) requires(C::kind != GH_COUNT)

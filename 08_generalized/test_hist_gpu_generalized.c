@@ -1382,6 +1382,24 @@ static char *temporary_file(const void *bytes, size_t size)
     return path;
 }
 
+/* Case c run on a file of these bytes by the given way, its printed bins
+ * against e, the reference the caller worked out from the same bytes. */
+static void check_file(const struct gcase *c, const void *bytes, size_t size, const char *way,
+                       struct expect *e)
+{
+    char *path = temporary_file(bytes, size);
+    char args[1024];
+    case_args(c, args, sizeof args);
+    append(args, sizeof args, " --file %s --reps 1 --print-bins --variant %s", path, way);
+    struct run r;
+    run_program(args, &r);
+    unlink(path);
+    ck_assert_msg(r.status == EXIT_OK, "%s: exit %d: %s", r.command, r.status, r.err);
+    check_report(&r, 0, e);
+    free_expect(e);
+    free_run(&r);
+}
+
 /* A file's floats are the keys as they are: NaNs, infinities, -0, keys on
  * the edges of bins and of the range, and past it, counted and weighted. */
 START_TEST(test_f32_keys_from_a_file_with_nans_infinities_and_edges)
@@ -1391,25 +1409,15 @@ START_TEST(test_f32_keys_from_a_file_with_nans_infinities_and_edges)
                         0.8f,  0.99999994f, -1.0000001f, 1e-45f,    -1e-45f, 3e38f};
     for (int i = 18; i < 4099; i++) /* the rest: on and beside bin edges, in and past the range */
         keys[i] = nextafterf(-1.25f + 2.5f * (float)(i % 41) / 40, i % 3 ? INFINITY : -INFINITY);
-    char *path = temporary_file(keys, sizeof keys);
     const struct gcase cases[] = {
         {.keys = "f32", .bins = 10, .range = "-1:1"},
         {.keys = "f32", .bins = 10, .range = "-1:1", .holds = MAXIMA},
         {.keys = "f32", .bins = 7, .range = "-1:1", .holds = MOMENTS},
         {.keys = "f32", .bins = 10, .range = "-1:1", .holds = SUMS, .soft = true}};
     const struct gcase *c = &cases[_i];
-    char args[1024];
-    case_args(c, args, sizeof args);
-    append(args, sizeof args, " --file %s --reps 1 --print-bins --variant auto", path);
-    struct run r;
-    run_program(args, &r);
-    unlink(path);
-    ck_assert_msg(r.status == EXIT_OK, "%s: exit %d: %s", r.command, r.status, r.err);
     struct expect e =
         float_reference(c, (const unsigned char *)keys, sizeof keys, DEFAULT_SEED, true);
-    check_report(&r, 0, &e);
-    free_expect(&e);
-    free_run(&r);
+    check_file(c, keys, sizeof keys, "auto", &e);
 }
 END_TEST
 
@@ -1420,20 +1428,9 @@ START_TEST(test_row_sums_of_a_file_that_cancels)
     static float values[37 * 1001];
     for (int i = 0; i < 37 * 1001; i++)
         values[i] = (i % 2 ? -1.0f : 1.0f) * ldexpf(1.0f + (float)(i % 7) / 8, i % 29 - 14);
-    char *path = temporary_file(values, sizeof values);
     const struct gcase c = {.rows = 37, .cols = 1001};
-    char args[1024];
-    case_args(&c, args, sizeof args);
-    append(args, sizeof args, " --file %s --reps 1 --print-bins --variant %s", path,
-           _i ? "cub" : "auto");
-    struct run r;
-    run_program(args, &r);
-    unlink(path);
-    ck_assert_msg(r.status == EXIT_OK, "%s: exit %d: %s", r.command, r.status, r.err);
     struct expect e = rows_reference(&c, (const unsigned char *)values, true);
-    check_report(&r, 0, &e);
-    free_expect(&e);
-    free_run(&r);
+    check_file(&c, values, sizeof values, _i ? "cub" : "auto", &e);
 }
 END_TEST
 
@@ -1464,18 +1461,8 @@ START_TEST(test_items_nearly_one_key_are_counted_key_by_key)
         for (int w = 0; w < 4; w++)
             words[4 * t + w] = u16 ? key[2 * w] | key[2 * w + 1] << 16 : key[w];
     }
-    char *path = temporary_file(words, sizeof words);
-    char args[1024];
-    case_args(c, args, sizeof args);
-    append(args, sizeof args, " --file %s --reps 1 --print-bins --variant all", path);
-    struct run r;
-    run_program(args, &r);
-    unlink(path);
-    ck_assert_msg(r.status == EXIT_OK, "%s: exit %d: %s", r.command, r.status, r.err);
     struct expect e = integer_reference(c, (const unsigned char *)words, sizeof words);
-    check_report(&r, 0, &e);
-    free_expect(&e);
-    free_run(&r);
+    check_file(c, words, sizeof words, "all", &e);
 }
 END_TEST
 
