@@ -158,16 +158,17 @@ __device__ __forceinline__ void gh_atomic(int p, typename gh_store<C>::word *at,
  * lanes of a warp meet). Per block: one; in halves (counts), two bins a word. Global: none. */
 enum gh_strategy { GH_AUTO, GH_PER_LANE, GH_PER_BLOCK, GH_PER_BLOCK_HALVES, GH_GLOBAL };
 
-/* The transform's out: an atomic on the block's copy of each output's bin. Where lanes may
- * wait on a counter the hardware does not combine (values; counts in global memory), a
- * thread keeps a run of equal outputs, and a full warp ending runs in one bin shuffles. */
+/* The transform's out: an atomic on the block's copy of each output's bin. Values and global
+ * counts, whose atomics lanes may wait on, go as a thread's runs of equal outputs; a warp's
+ * runs ending in one bin are combined by shuffles (not per lane: its 32 take one pass). */
 template <typename C, typename T, gh_strategy S> struct gh_out {
     typedef typename gh_store<C>::word word;
     static constexpr bool lanes = S == GH_PER_LANE, halves = S == GH_PER_BLOCK_HALVES;
     static constexpr bool keeps_runs = C::kind != GH_COUNT || S == GH_GLOBAL;
     static constexpr bool two_blocks = lanes && C::kind == GH_COUNT && T::max_bins <= 512;
     static constexpr unsigned stride = (lanes ? GH_WARP : 1) * C::parts; /* bin to bin */
-    word *mine, *warps; /* this lane's copy; a combined warp's (per lane: its own column) */
+
+    word *mine; /* this lane's copy */
     unsigned lane, run_bin;
     word run[C::parts]; /* the run's values as stored, or (counts) its count */
 
@@ -211,22 +212,20 @@ template <typename C, typename T, gh_strategy S> struct gh_out {
     __device__ void flush() /* the run into the bins, and no run */
     {
         unsigned bin = run_bin;
-        word *at = mine;
         run_bin = ~0u;
         if (bin == ~0u || C::kind == GH_COUNT)
             return bin == ~0u ? (void)0 : add(bin, (unsigned)run[0]);
-        if (__activemask() == ~0u && __all_sync(~0u, bin == __shfl_sync(~0u, bin, 0))) {
+        if (!lanes && __activemask() == ~0u && __all_sync(~0u, bin == __shfl_sync(~0u, bin, 0))) {
 #pragma unroll
             for (int p = 0; p < C::parts; p++) /* a butterfly: any order, any grouping */
                 for (int d = GH_WARP / 2; d > 0; d /= 2)
                     run[p] = gh_store<C>::combine(p, run[p], __shfl_xor_sync(~0u, run[p], d));
             if (lane != 0)
                 return;
-            at = warps;
         }
 #pragma unroll
         for (int p = 0; p < C::parts; p++)
-            gh_atomic<C>(p, &at[bin * stride + p * (lanes ? GH_WARP : 1)], run[p]);
+            gh_atomic<C>(p, &mine[bin * stride + p * (lanes ? GH_WARP : 1)], run[p]);
     }
 };
 
@@ -275,8 +274,7 @@ __global__ void __launch_bounds__(1024, gh_out<C, T, S>::two_blocks ? GH_TWO : 1
     for (unsigned w = threadIdx.x; S != GH_GLOBAL && w < words; w += blockDim.x)
         shared[w] = halves ? 0 : gh_store<C>::identity(w / copies % P);
     __syncthreads();
-    out_type out = {S == GH_GLOBAL ? sums : shared + lane % copies,
-                    S == GH_GLOBAL ? sums : shared + threadIdx.x / GH_WARP % copies, lane, ~0u};
+    out_type out = {S == GH_GLOBAL ? sums : shared + lane % copies, lane, ~0u};
 
     const size_t stride = (size_t)blockDim.x * gridDim.x;
     const size_t block_first = first + blockIdx.x * (size_t)blockDim.x;
