@@ -213,8 +213,10 @@ template <typename C, typename T, gh_strategy S> struct gh_out {
     {
         unsigned bin = run_bin;
         run_bin = ~0u;
-        if (bin == ~0u || C::kind == GH_COUNT)
-            return bin == ~0u ? (void)0 : add(bin, (unsigned)run[0]);
+        if (bin == ~0u) /* no run */
+            return;
+        if constexpr (C::kind == GH_COUNT)
+            return add(bin, (unsigned)run[0]);
         if (!lanes && __activemask() == ~0u && __all_sync(~0u, bin == __shfl_sync(~0u, bin, 0))) {
 #pragma unroll
             for (int p = 0; p < C::parts; p++) /* a butterfly: any order, any grouping */
