@@ -58,13 +58,15 @@ bytes_of() {
 }
 mib() { awk -v b="$1" 'BEGIN { printf (b >= 1048576 ? "%g MiB" : "%g KiB"), b / (b >= 1048576 ? 1048576 : 1024) }'; }
 
-# Which size: the one asked for, or the one most machines ran (the larger of a tie)
+# Which size: the one asked for, or the one most machines ran (the larger of a tie),
+# where a machine ran the size of most of its rows (file, bytes, rows: a line each)
 sizes=$(awk -v chart=lab-sizes -v kind="$data" -f plots/rows.awk "${csvs[@]}")
 if [ -n "${LAB_SIZE:-}" ]; then
     bytes=$(bytes_of "$LAB_SIZE") || refuse "LAB_SIZE=$LAB_SIZE: a number of bytes, K, M or G (e.g. 16M)"
     how="LAB_SIZE"
 else
-    bytes=$(echo "$sizes" | cut -f2 | sort -n | uniq -c | sort -k1,1nr -k2,2nr | awk 'NR == 1 { print $2 }')
+    bytes=$(echo "$sizes" | sort -t$'\t' -k1,1 -k3,3nr -k2,2nr | awk -F'\t' '$1 != last { last = $1; print $2 }' |
+        sort -n | uniq -c | sort -k1,1nr -k2,2nr | awk 'NR == 1 { print $2 }')
     [ -n "$bytes" ] || refuse "no machine in $lab has a verified run on $data bytes"
     how="the size most machines ran"
 fi
@@ -72,7 +74,7 @@ fi
 # The machines at that size; the others are named, with the sizes they ran
 kept=() left_out=0
 for csv in "${csvs[@]}"; do
-    if grep -qxF -- "$csv	$bytes" <<<"$sizes"; then # not echo | grep -q: under pipefail, grep's early exit fails the echo
+    if awk -F'\t' -v f="$csv" -v b="$bytes" '$1 == f && $2 == b { found = 1 } END { exit !found }' <<<"$sizes"; then
         kept+=("$csv")
         continue
     fi

@@ -236,12 +236,13 @@ chart ~ /^machines/ && r["run"] == "main" && r["data"] == (kind == "" ? "uniform
     # may come after this one (a later BENCH_ONLY run's)
     device_of[l, m] = r["device"]; gbps_of[l, m] = r["gbps"]
 }
-# lab-sizes: each file and the input sizes of its main and brief runs on the
-# input asked for, a line each (make lab picks one size for the whole lab)
+# lab-sizes: each file, the input sizes of its main and brief runs on the input
+# asked for, and how many rows each, a line each (make lab picks one size for the
+# whole lab: a weighted run's bytes count its weights, a size the machine was not given)
 chart == "lab-sizes" && (r["run"] == "main" || r["run"] == "brief") &&
-    r["data"] == (kind == "" ? "uniform" : kind) && !((FILENAME, r["bytes"]) in size_seen) {
-    size_seen[FILENAME, r["bytes"]] = 1
-    printf "%s\t%s\n", FILENAME, r["bytes"]
+    r["data"] == (kind == "" ? "uniform" : kind) {
+    if (!((FILENAME, r["bytes"]) in size_rows)) size_order[++size_count] = FILENAME SUBSEP r["bytes"]
+    size_rows[FILENAME, r["bytes"]]++
 }
 # lab (the heat map of make lab) and lab-csv (its rows, long): every machine's
 # time for each row of the runs brief.txt lists (run "brief"), or of the main
@@ -275,6 +276,10 @@ END {
         for (i = 1; i <= count; i++) printf "\"%s\"\t0\n%s\n\n", order[i], points[order[i]]
     if (chart == "blocks")
         for (i = 1; i <= count; i++) printf "%g\t%s\t%s\n", blocks[i] / min, kms[i], pct[i]
+    for (i = 1; chart == "lab-sizes" && i <= size_count; i++) {
+        split(size_order[i], file_bytes, SUBSEP)
+        printf "%s\t%s\t%d\n", file_bytes[1], file_bytes[2], size_rows[size_order[i]]
+    }
     if (chart ~ /^lab/) lab_pick()
     if (chart ~ /^(machines|lab)/) { sort_by_stage(); name_machines() }
     if (chart == "lab") lab_chart()

@@ -2115,6 +2115,37 @@ START_TEST(test_lab_takes_any_size_and_says_which)
 }
 END_TEST
 
+/* A weighted run's bytes count its weights (08_generalized --weights: twice its keys'), so
+ * each machine also "ran" twice its size once: a machine's size is that of most of its rows,
+ * never the larger of the two (which would leave a table of that one run) */
+START_TEST(test_lab_size_is_where_most_of_a_machines_rows_are)
+{
+    char command[2048];
+    snprintf(
+        command, sizeof command,
+        "rm -rf %s/weighted && mkdir %s/weighted && for m in pc01-lab-gpu-a pc06-lab-gpu-a; do "
+        "{ cat %s/$m.csv; grep -m1 '^02_global_atomics,' %s/$m.csv | "
+        "sed 's/^02_global_atomics,/08_generalized,/; s/,104857600,/,209715200,/'; } "
+        "> %s/weighted/$m.csv; done",
+        lab, lab, lab, lab, lab);
+    ck_assert_int_eq(shell(command), 0);
+    snprintf(command, sizeof command, "LAB=%s/weighted ./lab.sh", lab);
+    struct ran made = run_command(command);
+    ck_assert_msg(made.status == 0 && strstr(made.out, "2 machines") &&
+                      strstr(made.out, "100 MiB of uniform bytes (the size most machines ran)"),
+                  "%s%s", made.out, made.err);
+    snprintf(command, sizeof command,
+             "grep -c '^pc01-lab-gpu-a,.*,03_shared_atomics,' %s/weighted/comparison.csv", lab);
+    char *rows = output_of(command);
+    ck_assert_msg(rows && atoi(rows) > 0, "pc01's 03_shared_atomics rows: %s",
+                  rows ? rows : "none");
+    free(rows);
+    snprintf(command, sizeof command, "rm -rf %s/weighted", lab);
+    shell(command);
+    free_ran(&made);
+}
+END_TEST
+
 /* LAB_STAGES: those stages' rows alone, in the chart's numbers and the table */
 START_TEST(test_lab_shows_the_stages_asked_for_alone)
 {
@@ -2288,6 +2319,7 @@ int main(void)
             fprintf(stderr, "make-lab.sh failed\n"); /* every lab check fails */
         tcase_add_test(lab_case, test_lab_of_30_machines_fits_a_projector_and_keeps_each_apart);
         tcase_add_test(lab_case, test_lab_takes_any_size_and_says_which);
+        tcase_add_test(lab_case, test_lab_size_is_where_most_of_a_machines_rows_are);
         tcase_add_test(lab_case, test_lab_shows_the_stages_asked_for_alone);
         lab_made = true;
     } else {
