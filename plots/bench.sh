@@ -19,7 +19,7 @@
 # Knobs, from the environment or make's command line:
 #   BENCH_NAME   the file's name, without .csv (default: <host>-<GPU or CPU>)
 #   BENCH_OUT    the folder it goes in (default lab/). The workbook's own
-#                reference results, which the README shows, are made with
+#                reference results, which RESULTS.md shows, are made with
 #                BENCH_OUT=plots/results BENCH_NAME=<GPU> (plots/README.md)
 #   BENCH_REPLACE 1: replace a file of that name that holds another machine's
 #                results; with BENCH_ONLY, add rows to it (the reference results,
