@@ -333,10 +333,11 @@ int main(int argc, char **argv)
                                 .gpu = true,
                                 /* all (the default), then the table's names */
                                 .variants = variant_names_of_rows(ways, WAYS, sizeof ways[0], true),
-                                .help = "CUB chooses its own launch, so --blocks, --threads and "
-                                        "--blocks-per-sm are refused; --chunks N sets the "
-                                        "chunks of the streams ways.",
-                                .options = own_options};
+                                .help = "CUB chooses its own launch, so the other stages' "
+                                        "--blocks, --threads and --blocks-per-sm are refused "
+                                        "here; --chunks N sets the chunks of the streams ways.",
+                                .options = own_options,
+                                .own_launch = true};
     struct options opt = options_or_exit(argc, argv, &stage);
     if (opt.blocks || opt.threads || opt.blocks_per_sm)
         usage_error(&stage, "--blocks, --threads and --blocks-per-sm: CUB chooses its own launch "

@@ -85,6 +85,17 @@ START_TEST(test_a_launch_is_refused_since_cub_launches)
         ck_assert_msg(o.exit_status == EXIT_USAGE, "%s: %s", launches[i], exit_meaning(&o));
         ck_assert_msg(strstr(o.err, "CUB chooses its own launch"), "%s: %s", launches[i], o.err);
     }
+    /* and --help does not offer them: it lists --chunks, and says why below the options */
+    struct stage_output help;
+    run_stage("--help", &help);
+    const char *own = strstr(help.out, "In hist_gpu_streams:");
+    ck_assert_msg(help.exit_status == 0 && own && strstr(help.out, "--chunks N"), "%s", help.out);
+    for (int i = 0; i < 3; i++) {
+        char option[32];
+        snprintf(option, sizeof option, "%.*s ", (int)strcspn(launches[i], " "), launches[i]);
+        const char *listed = strstr(help.out, option);
+        ck_assert_msg(!listed || listed > own, "--help lists %s: %s", option, help.out);
+    }
 }
 END_TEST
 

@@ -454,7 +454,9 @@ void print_usage(FILE *out, const struct stage *stage)
     fputs("  --seed N          seed of the generated data (default 1)\n"
           "  --reps N          timed runs after a warm-up; prints the median (default 10)\n",
           out);
-    if (stage->gpu && stage->launch_default) {
+    if (stage->gpu && stage->own_launch)
+        ; /* no grid options: see the stage's own help below */
+    else if (stage->gpu && stage->launch_default) {
         fputs("  --blocks N        blocks in the grid\n"
               "  --blocks-per-sm K blocks in the grid = K x the GPU's SM count\n"
               "  --threads T       threads per block\n",

@@ -59,6 +59,9 @@ struct stage {
     /* what --blocks and --threads default to here, where that is not the
      * book's 2 per SM of 256 threads; or NULL */
     const char *launch_default;
+    /* a library picks every launch (06: CUB): --help does not list --blocks,
+     * --blocks-per-sm and --threads, which the program refuses (exit 2) */
+    bool own_launch;
     /* what --image counts here, where it is not the brightness; or NULL */
     const char *image_means;
 };
