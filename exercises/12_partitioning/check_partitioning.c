@@ -144,6 +144,117 @@ START_TEST(test_contiguous_gives_each_item_one_unbroken_slice)
 }
 END_TEST
 
+/* ---------------------------------------------------------- any size -- */
+
+/* What --show-walks printed for one walk: first, step and end of each item. */
+struct walks {
+    int exit_status;
+    uint64_t items;
+    uint64_t (*walk)[3];
+};
+
+static void read_walks(uint64_t size, uint64_t items, const char *name, struct walks *w)
+{
+    char command[1024], line[256];
+    snprintf(command, sizeof command, "'%s' --show-walks %" PRIu64 "/%" PRIu64 " 2>/dev/null",
+             stage_program(), size, items);
+    w->items = 0;
+    w->walk = calloc(items, sizeof *w->walk);
+    ck_assert(w->walk != NULL);
+    FILE *out = popen(command, "r");
+    ck_assert_msg(out != NULL, "cannot run %s", command);
+    size_t length = strlen(name);
+    while (fgets(line, sizeof line, out)) {
+        uint64_t t, first, step, end;
+        if (strncmp(line, name, length) == 0 &&
+            sscanf(line + length,
+                   " item %" SCNu64 ": first %" SCNu64 " step %" SCNu64 " end %" SCNu64, &t, &first,
+                   &step, &end) == 4 &&
+            t == w->items && t < items) {
+            w->walk[t][0] = first, w->walk[t][1] = step, w->walk[t][2] = end;
+            w->items++;
+        }
+    }
+    int status = pclose(out);
+    w->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Sizes past 2^24, where a float stops holding every whole number, past
+ * 2^32 (a 32-bit length), and past 2^53, where a double stops: a slice's
+ * length or start computed through either rounds, and bytes are lost or
+ * read twice. Up to 2^54, so that t x size fits in 64 bits for every item:
+ * exact integer arithmetic of any usual form is right at all of them. */
+static const struct walk_case {
+    uint64_t size, items;
+} walk_cases[] = {
+    {(1ull << 24) + 1, 1},     {(1ull << 24) + 1, 3},    {(1ull << 24) + 3, 1024},
+    {3 * (1ull << 24) + 1, 7}, {1000000007, 1000},       {(1ull << 32) + 7, 3},
+    {(1ull << 32) + 1, 65536}, {(1ull << 53) + 1, 1},    {(1ull << 53) + 3, 3},
+    {(1ull << 53) + 1, 1024},  {(1ull << 54) - 1, 1000}, {(1ull << 54) - 3, 65536},
+};
+#define WALK_CASES ((int)(sizeof walk_cases / sizeof walk_cases[0]))
+
+START_TEST(test_interleaved_walks_are_exact_past_2_to_the_24_and_53)
+{
+    uint64_t size = walk_cases[_i].size, items = walk_cases[_i].items;
+    struct walks w;
+    read_walks(size, items, "interleaved", &w);
+    ck_assert_msg(w.exit_status == 0 && w.items == items,
+                  "./partitioning --show-walks %" PRIu64 "/%" PRIu64 ": exit %d and %" PRIu64
+                  " interleaved walks, expected exit 0 and %" PRIu64,
+                  size, items, w.exit_status, w.items, items);
+    for (uint64_t t = 0; t < items; t++)
+        ck_assert_msg(w.walk[t][0] == t && w.walk[t][1] == items && w.walk[t][2] == size,
+                      "./partitioning --show-walks %" PRIu64 "/%" PRIu64
+                      ": interleaved, item %" PRIu64 " walks {first %" PRIu64 ", step %" PRIu64
+                      ", end %" PRIu64 "}, expected {first %" PRIu64 ", step %" PRIu64
+                      ", end %" PRIu64 "}",
+                      size, items, t, w.walk[t][0], w.walk[t][1], w.walk[t][2], t, items, size);
+    free(w.walk);
+}
+END_TEST
+
+START_TEST(test_contiguous_slices_are_exact_past_2_to_the_24_and_53)
+{
+    uint64_t size = walk_cases[_i].size, items = walk_cases[_i].items;
+    struct walks w;
+    read_walks(size, items, "contiguous", &w);
+    ck_assert_msg(w.exit_status == 0 && w.items == items,
+                  "./partitioning --show-walks %" PRIu64 "/%" PRIu64 ": exit %d and %" PRIu64
+                  " contiguous walks, expected exit 0 and %" PRIu64,
+                  size, items, w.exit_status, w.items, items);
+    /* Item after item, the slices that read anything follow one another from 0 to size. */
+    uint64_t next = 0, fair = size / items + size % items;
+    for (uint64_t t = 0; t < items; t++) {
+        uint64_t first = w.walk[t][0], step = w.walk[t][1], end = w.walk[t][2];
+        if (first >= end)
+            continue; /* an empty slice reads nothing */
+        ck_assert_msg(first == next && end <= size && (step == 1 || end - first == 1),
+                      "./partitioning --show-walks %" PRIu64 "/%" PRIu64
+                      ": contiguous, item %" PRIu64 " walks {first %" PRIu64 ", step %" PRIu64
+                      ", end %" PRIu64 "}, expected {first %" PRIu64
+                      ", step 1, end at most %" PRIu64
+                      "}: each slice starts where the one before it ended (%s)",
+                      size, items, t, first, step, end, next, size,
+                      first > next ? "the bytes in between are never read"
+                                   : "bytes are read twice, or the walk is not one slice");
+        ck_assert_msg(end - first <= fair,
+                      "./partitioning --show-walks %" PRIu64 "/%" PRIu64
+                      ": contiguous, item %" PRIu64 " reads %" PRIu64
+                      " bytes, expected at most %" PRIu64,
+                      size, items, t, end - first, fair);
+        next = end;
+    }
+    ck_assert_msg(next == size,
+                  "./partitioning --show-walks %" PRIu64 "/%" PRIu64 ": contiguous, the slices "
+                  "end at byte %" PRIu64 " of %" PRIu64 ": the bytes from there on are never "
+                  "read (a length or a start that was rounded: past 2^24 a float, past 2^53 a "
+                  "double, no longer holds every whole number)",
+                  size, items, next, size);
+    free(w.walk);
+}
+END_TEST
+
 static const size_t sizes[] = {0, 1, 257, 1000003};
 #define SIZES ((int)(sizeof sizes / sizeof sizes[0]))
 
@@ -200,6 +311,14 @@ int main(int argc, char **argv)
     TCase *contiguous = exercise_tcase("contiguous: one unbroken slice per item", 3);
     tcase_add_loop_test(contiguous, test_contiguous_gives_each_item_one_unbroken_slice, 0, GRIDS);
     add_if_runnable(suite, contiguous, GRIDS);
+
+    TCase *huge = exercise_tcase("slices exact past 2^24 and 2^53 bytes", 3);
+    tcase_set_timeout(huge, 60);
+    tcase_add_loop_test(huge, test_interleaved_walks_are_exact_past_2_to_the_24_and_53, 0,
+                        WALK_CASES);
+    tcase_add_loop_test(huge, test_contiguous_slices_are_exact_past_2_to_the_24_and_53, 0,
+                        WALK_CASES);
+    add_if_runnable(suite, huge, 2 * WALK_CASES);
 
     TCase *sizes_tc = exercise_tcase("every work-group size", 2);
     tcase_set_timeout(sizes_tc, 120);

@@ -4,17 +4,20 @@
  * by you in partitioning.cl: interleaved (item t reads t, t + T, t + 2T, ...)
  * and contiguous slices (item t reads one unbroken run). The program checks
  * both against the CPU and then times both on the device. This host program
- * is complete; --show-pattern prints which byte each item reads at each step.
+ * is complete; --show-pattern prints which byte each item reads at each step,
+ * --show-walks each item's first, step and end at any size.
  *
  *   ./partitioning                                     both walks, side by side
  *   ./partitioning --variant contiguous --print-bins   one walk and its bins
  *   ./partitioning --show-pattern --size 10 --blocks 1 --threads 4
+ *   ./partitioning --show-walks 16777217/3             3 items' walks over 2^24 + 1 bytes
  */
 #include <CL/cl.h>
 
 #include "book.h"           /* CL_CHECK, the input, the CPU's check: worth reading */
 #include "harness_opencl.h" /* options, the device, repeats, the report: no need to read it */
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +27,7 @@ static const char *const walk_names[WALKS] = {"interleaved", "contiguous"};
 static const char *const kernel_names[WALKS] = {"histo_interleaved", "histo_contiguous"};
 #define MAX_PATTERN_BYTES 4096 /* --show-pattern prints every read: keep it small */
 #define MAX_PATTERN_ITEMS 1024
+#define MAX_WALK_ITEMS    65536 /* --show-walks prints a line per item */
 
 struct cl_run {
     const struct opencl *cl;
@@ -134,11 +138,59 @@ static void show_patterns(const struct stage *stage, const struct opencl *cl, cl
     free(pattern);
 }
 
+/* --show-walks S/T: runs show_walks, one work-item per item, and
+ * prints each item's walk, "<walk> item t: first F step S end E". No input
+ * is made, so SIZE may be any size a ulong holds: the sizes where arithmetic
+ * narrower than 64-bit integers (a float, a double) rounds. */
+static void show_walks(const struct stage *stage, const struct opencl *cl, cl_program program,
+                       const char *text)
+{
+    char *slash = NULL, *end = NULL;
+    errno = 0;
+    cl_ulong size = strtoull(text, &slash, 10), items = 0;
+    if (slash != text && *slash == '/')
+        items = strtoull(slash + 1, &end, 10);
+    if (text[0] < '0' || text[0] > '9' || !end || end == slash + 1 || *end || errno || items == 0 ||
+        items > MAX_WALK_ITEMS)
+        usage_error(stage, "--show-walks: give S/T, a size S in bytes below 2^64 and T from 1 to "
+                           "65536 work-items (e.g. 16777217/3)");
+    cl_int err;
+    cl_kernel kernel = clCreateKernel(program, "show_walks", &err);
+    CL_CHECK(err);
+    size_t global = (size_t)items, bytes = 3 * global * sizeof(cl_ulong);
+    cl_ulong *walks = malloc(bytes);
+    if (!walks)
+        fail("out of memory for the walks (%zu bytes)", bytes);
+    cl_mem dev_walks = clCreateBuffer(cl->context, CL_MEM_WRITE_ONLY, bytes, NULL, &err);
+    CL_CHECK(err);
+    printf("%s: each work-item's walk\ndevice:     %s\n", stage->dir, cl->name);
+    printf("walks:      %" PRIu64 " bytes over %" PRIu64 " work-items\n", (uint64_t)size,
+           (uint64_t)items);
+    for (cl_uint contiguous = 0; contiguous < WALKS; contiguous++) {
+        CL_CHECK(clSetKernelArg(kernel, 0, sizeof size, &size));
+        CL_CHECK(clSetKernelArg(kernel, 1, sizeof items, &items));
+        CL_CHECK(clSetKernelArg(kernel, 2, sizeof contiguous, &contiguous));
+        CL_CHECK(clSetKernelArg(kernel, 3, sizeof dev_walks, &dev_walks));
+        CL_CHECK(clEnqueueNDRangeKernel(cl->queue, kernel, 1, NULL, &global, NULL, 0, NULL, NULL));
+        CL_CHECK(
+            clEnqueueReadBuffer(cl->queue, dev_walks, CL_TRUE, 0, bytes, walks, 0, NULL, NULL));
+        for (size_t t = 0; t < global; t++)
+            printf("%s item %zu: first %" PRIu64 " step %" PRIu64 " end %" PRIu64 "\n",
+                   walk_names[contiguous], t, (uint64_t)walks[3 * t], (uint64_t)walks[3 * t + 1],
+                   (uint64_t)walks[3 * t + 2]);
+    }
+    CL_CHECK(clReleaseMemObject(dev_walks));
+    CL_CHECK(clReleaseKernel(kernel));
+    free(walks);
+}
+
 int main(int argc, char **argv)
 {
     static const char *const variants[] = {"all", "interleaved", "contiguous", NULL};
     static const struct stage_option own[] = {
         {"--show-pattern", NULL, "print which byte each work-item reads, for --size 4096 or less"},
+        {"--show-walks", "S/T",
+         "print the walk (first, step, end) of each of T items over S bytes"},
         {NULL, NULL, NULL}};
     const struct stage stage = {.dir = "12_partitioning",
                                 .program = "partitioning",
@@ -152,6 +204,12 @@ int main(int argc, char **argv)
         return list_opencl_devices(stdout) ? EXIT_OK : EXIT_CANNOT_RUN;
     struct opencl cl = open_opencl(&stage, &opt);
     cl_program program = build_program(&cl, "partitioning.cl");
+    if (opt.stage_values[1]) { /* --show-walks */
+        show_walks(&stage, &cl, program, opt.stage_values[1]);
+        CL_CHECK(clReleaseProgram(program));
+        close_opencl(&cl);
+        return EXIT_OK;
+    }
     if (opt.stage_values[0]) { /* --show-pattern */
         if (!opt.size_given)
             usage_error(&stage, "--show-pattern: give --size (4096 or less)");

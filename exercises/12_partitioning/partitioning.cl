@@ -2,9 +2,10 @@
  * partitioning.cl - which work-item reads which byte. Both kernels below are
  * stage 04's (a private histogram per work-group in local memory, merged into
  * the global bins); they differ only in the walk each work-item takes over
- * the input, and the two walks are yours (look for TODO). The third kernel,
- * show_pattern, writes down the bytes each walk reads: --show-pattern prints
- * them, and the check reads them.
+ * the input, and the two walks are yours (look for TODO). The last two
+ * kernels write down what each walk does: show_pattern the bytes it reads
+ * (--show-pattern), show_walks its first, step and end at any size
+ * (--show-walks); the check reads both.
  */
 
 #define BINS 256
@@ -72,4 +73,17 @@ __kernel void show_pattern(ulong size, uint contiguous, ulong steps, __global ul
         pattern[t * steps + s++] = i;
     while (s < steps)
         pattern[t * steps + s++] = size;
+}
+
+/* For --show-walks: walks[3 t], walks[3 t + 1], walks[3 t + 2] are the first,
+ * step and end of work-item t's walk over size bytes shared by items
+ * work-items, one work-item here per item: the walks alone, at sizes no
+ * input could have. */
+__kernel void show_walks(ulong size, ulong items, uint contiguous, __global ulong *walks)
+{
+    ulong t = get_global_id(0);
+    walk w = contiguous ? contiguous_walk(size, items, t) : interleaved_walk(size, items, t);
+    walks[3 * t] = w.first;
+    walks[3 * t + 1] = w.step;
+    walks[3 * t + 2] = w.end;
 }

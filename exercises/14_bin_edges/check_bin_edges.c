@@ -43,6 +43,46 @@ static const struct histogram_case histograms[] = {
 };
 #define HISTOGRAMS ((int)(sizeof histograms / sizeof histograms[0]))
 
+/* What the program printed for a histogram: got[bin] for each '<bin>: <count>' line. */
+struct histogram {
+    int exit_status;
+    bool crashed;
+    long printed;
+    size_t outside;
+    bool verified;
+    char err[1024];
+};
+
+static struct histogram run_histogram(const char *args, long bins, unsigned int *got)
+{
+    struct histogram r = {.outside = SIZE_MAX};
+    char command[1024], err_path[] = "/tmp/bin_edges_err_XXXXXX", line[512];
+    int fd = mkstemp(err_path);
+    ck_assert(fd >= 0);
+    close(fd);
+    snprintf(command, sizeof command, "'%s' %s 2>'%s'", stage_program(), args, err_path);
+    FILE *p = popen(command, "r");
+    ck_assert(p != NULL);
+    while (fgets(line, sizeof line, p)) {
+        long bin;
+        unsigned count;
+        if (sscanf(line, "%ld: %u", &bin, &count) == 2 && bin >= 0 && bin < bins)
+            got[bin] = count, r.printed++;
+        sscanf(line, "outside: %zu", &r.outside);
+        r.verified = r.verified || strncmp(line, "verified:   yes", 15) == 0;
+    }
+    int status = pclose(p);
+    FILE *e = fopen(err_path, "r");
+    if (e) {
+        r.err[fread(r.err, 1, sizeof r.err - 1, e)] = '\0';
+        fclose(e);
+    }
+    unlink(err_path);
+    r.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.crashed = WIFSIGNALED(status);
+    return r;
+}
+
 START_TEST(test_histograms_of_generated_keys_match_the_definition)
 {
     const struct histogram_case *h = &histograms[_i];
@@ -62,44 +102,20 @@ START_TEST(test_histograms_of_generated_keys_match_the_definition)
         else
             expected[bin]++;
     }
-    char args[512], command[1024], err_path[] = "/tmp/bin_edges_err_XXXXXX", line[512];
+    char args[512];
     snprintf(args, sizeof args, "--size %zu --data %s --seed %d --reps 1 --print-bins %s", size,
              data_kind_name(h->kind), 300 + _i, h->range);
-    int fd = mkstemp(err_path);
-    ck_assert(fd >= 0);
-    close(fd);
-    snprintf(command, sizeof command, "'%s' %s 2>'%s'", stage_program(), args, err_path);
-    FILE *p = popen(command, "r");
-    ck_assert(p != NULL);
-    long printed = 0;
-    size_t said_outside = SIZE_MAX;
-    bool verified = false;
-    while (fgets(line, sizeof line, p)) {
-        long bin;
-        unsigned count;
-        if (sscanf(line, "%ld: %u", &bin, &count) == 2 && bin >= 0 && bin < h->bins)
-            got[bin] = count, printed++;
-        sscanf(line, "outside: %zu", &said_outside);
-        verified = verified || strncmp(line, "verified:   yes", 15) == 0;
-    }
-    int status = pclose(p);
-    char err[1024] = "";
-    FILE *e = fopen(err_path, "r");
-    if (e) {
-        err[fread(err, 1, sizeof err - 1, e)] = '\0';
-        fclose(e);
-    }
-    unlink(err_path);
-    int exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    ck_assert_msg(exit_status == 0, "%s: exit %d%s, stderr: %s", args, exit_status,
-                  WIFSIGNALED(status) ? " (crashed)" : "", err);
-    ck_assert_msg(printed == h->bins, "%s: printed %ld bins, expected %ld", args, printed, h->bins);
+    struct histogram r = run_histogram(args, h->bins, got);
+    ck_assert_msg(r.exit_status == 0, "%s: exit %d%s, stderr: %s", args, r.exit_status,
+                  r.crashed ? " (crashed)" : "", r.err);
+    ck_assert_msg(r.printed == h->bins, "%s: printed %ld bins, expected %ld", args, r.printed,
+                  h->bins);
     for (long bin = 0; bin < h->bins; bin++)
         ck_assert_msg(got[bin] == expected[bin], "%s: bin %ld holds %u, expected %u", args, bin,
                       got[bin], expected[bin]);
-    ck_assert_msg(said_outside == outside, "%s: 'outside: %zu', expected %zu keys in no bin", args,
-                  said_outside, outside);
-    ck_assert_msg(verified, "%s: no 'verified: yes' line", args);
+    ck_assert_msg(r.outside == outside, "%s: 'outside: %zu', expected %zu keys in no bin", args,
+                  r.outside, outside);
+    ck_assert_msg(r.verified, "%s: no 'verified: yes' line", args);
     free(bytes);
     free(expected);
     free(got);
@@ -113,6 +129,9 @@ struct probe {
     long bins;
     int64_t key;
 };
+
+/* What a failure adds about the program under test (the long double build). */
+static const char *probe_note = "";
 
 /* Runs --key and asserts the bin it prints (or "no bin") and exit 0. */
 static void check_probe(const struct probe *q)
@@ -133,9 +152,9 @@ static void check_probe(const struct probe *q)
     ck_assert_msg(got != -2 || o.exit_status != 0, "%s: %s, stderr: %s", args, exit_meaning(&o),
                   o.err);
     ck_assert_msg(got == want,
-                  "%s: key %" PRId64 " in %ld bins over [%" PRId64 ", %" PRId64
+                  "%s%s: key %" PRId64 " in %ld bins over [%" PRId64 ", %" PRId64
                   "): expected %s, got: %.200s",
-                  args, q->key, q->bins, q->lo, q->hi, want_text, o.out);
+                  args, probe_note, q->key, q->bins, q->lo, q->hi, want_text, o.out);
     ck_assert_msg(o.exit_status == 0, "%s: %s, stderr: %s", args, exit_meaning(&o), o.err);
 }
 
@@ -199,6 +218,141 @@ START_TEST(test_keys_in_wide_ranges_and_many_bins)
 }
 END_TEST
 
+/* ------------------------------------------------------ every bin edge -- */
+
+/* Bin b's first key: the least key with (key - lo) x bins >= b x (hi - lo). */
+static int64_t edge_key(int64_t lo, int64_t hi, long bins, long b)
+{
+    __int128 width = hi - lo;
+    return lo + (int64_t)(((__int128)b * width + bins - 1) / bins);
+}
+
+/* Ranges of several widths, most of them not powers of two, each with every
+ * bin's first key, the key before it and the key after it, and the keys
+ * around lo and hi: written to a file of int32 keys, whose histogram the
+ * program must get exactly. */
+static const struct probe edge_ranges[] = {{-1000, 1000, 7, 0},
+                                           {-5, 1234567, 1000, 0},
+                                           {-1, INT32_MAX, 3, 0},
+                                           {INT32_MIN + 1, 99999989, 65535, 0},
+                                           {-2000000000, 2000000000, 65521, 0},
+                                           {INT32_MIN, INT32_MAX, 65536, 0},
+                                           {-7, 16777210, 16384, 0},
+                                           {0, 1000000, 999999, 0}};
+#define EDGE_RANGES ((int)(sizeof edge_ranges / sizeof edge_ranges[0]))
+
+START_TEST(test_every_bin_edge_of_ranges_of_several_widths)
+{
+    const struct probe *q = &edge_ranges[_i];
+    size_t cap = 3 * (size_t)q->bins + 6, n = 0;
+    int32_t *keys = malloc(cap * sizeof *keys);
+    unsigned int *expected = calloc((size_t)q->bins, sizeof *expected);
+    unsigned int *got = calloc((size_t)q->bins, sizeof *got);
+    ck_assert(keys && expected && got);
+    for (long b = 0; b <= q->bins; b++) /* edge bins is hi itself */
+        for (int64_t d = -1; d <= 1; d++) {
+            int64_t key = edge_key(q->lo, q->hi, q->bins, b) + d;
+            if (key >= INT32_MIN && key <= INT32_MAX && (n == 0 || keys[n - 1] < key))
+                keys[n++] = (int32_t)key;
+        }
+    size_t outside = 0;
+    for (size_t i = 0; i < n; i++) {
+        long bin = expected_bin(q->lo, q->hi, q->bins, keys[i]);
+        if (bin < 0)
+            outside++;
+        else
+            expected[bin]++;
+    }
+    char path[] = "/tmp/bin_edges_keys_XXXXXX", args[256];
+    int fd = mkstemp(path);
+    ck_assert_msg(fd >= 0, "cannot make a file in /tmp");
+    FILE *file = fdopen(fd, "wb");
+    ck_assert(file != NULL);
+    ck_assert_msg(fwrite(keys, sizeof *keys, n, file) == n && fclose(file) == 0, "cannot write %s",
+                  path);
+    snprintf(args, sizeof args,
+             "--file %s --reps 1 --print-bins --lo %" PRId64 " --hi %" PRId64 " --bins %ld", path,
+             q->lo, q->hi, q->bins);
+    struct histogram h = run_histogram(args, q->bins, got);
+    unlink(path);
+    ck_assert_msg(h.printed == q->bins || h.exit_status != 0, "%s: printed %ld bins, expected %ld",
+                  args, h.printed, q->bins);
+    for (long bin = 0; bin < q->bins; bin++)
+        if (got[bin] != expected[bin]) {
+            /* Which key is in the wrong bin: ask for the keys at this bin's edges one by one. */
+            for (long b = bin; b <= bin + 1; b++)
+                for (int64_t d = -1; d <= 0; d++) {
+                    struct probe one = *q;
+                    one.key = edge_key(q->lo, q->hi, q->bins, b) + d;
+                    if (one.key >= INT32_MIN && one.key <= INT32_MAX)
+                        check_probe(&one);
+                }
+            ck_assert_msg(false,
+                          "%s (a file of %zu keys at every bin edge): bin %ld holds %u, "
+                          "expected %u",
+                          args, n, bin, got[bin], expected[bin]);
+        }
+    ck_assert_msg(h.outside == outside, "%s: 'outside: %zu', expected %zu keys in no bin", args,
+                  h.outside, outside);
+    ck_assert_msg(h.exit_status == 0 && h.verified, "%s: exit %d, 'verified: yes' %s; stderr: %s",
+                  args, h.exit_status, h.verified ? "printed" : "missing", h.err);
+    free(keys);
+    free(expected);
+    free(got);
+}
+END_TEST
+
+/* ---------------------------------------- where a double rounds, and long double -- */
+
+/* The ranges of 2^24 and 16777213 bins over all of int32, and in each the
+ * keys just under or at an edge where a double computation of the bin (the
+ * product first, the quotient first, or a scale factor) rounds to the wrong
+ * side: (key - lo) x bins passes 2^53 there. Found here by trying every edge
+ * (a second or so). */
+static const struct probe rounding_ranges[] = {{INT32_MIN, INT32_MAX, 16777216, 0},
+                                               {INT32_MIN, INT32_MAX, 16777213, 0}};
+#define ROUNDING_RANGES ((int)(sizeof rounding_ranges / sizeof rounding_ranges[0]))
+
+static void check_keys_where_a_double_rounds(const struct probe *range)
+{
+    uint64_t width = (uint64_t)(range->hi - range->lo);
+    int found = 0;
+    for (long b = 1; b < range->bins; b++)
+        for (int64_t d = -1; d <= 0; d++) {
+            struct probe q = *range;
+            q.key = edge_key(range->lo, range->hi, range->bins, b) + d;
+            uint64_t offset = (uint64_t)(q.key - range->lo);
+            double bins = (double)range->bins;
+            long exact = expected_bin(q.lo, q.hi, q.bins, q.key);
+            if ((long)((double)offset * bins / (double)width) != exact ||
+                (long)((double)offset / (double)width * bins) != exact ||
+                (long)((double)offset * (bins / (double)width)) != exact) {
+                check_probe(&q);
+                found++;
+            }
+        }
+    ck_assert_msg(found > 0, "a fault in the check: no key where a double rounds");
+}
+
+START_TEST(test_keys_where_a_double_rounds)
+{
+    check_keys_where_a_double_rounds(&rounding_ranges[_i]);
+}
+END_TEST
+
+/* The program built with -mlong-double-64 (the Makefile), where long double
+ * is a 64-bit double, as on MSVC and 32-bit ARM. */
+static char long_double_64[4096];
+
+START_TEST(test_keys_where_a_double_rounds_with_a_64_bit_long_double)
+{
+    set_stage_program(long_double_64);
+    probe_note = " (the program built with -mlong-double-64: long double is a 64-bit double "
+                 "there, as on MSVC and 32-bit ARM; integer arithmetic is exact everywhere)";
+    check_keys_where_a_double_rounds(&rounding_ranges[_i]);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ usage -- */
 
 START_TEST(test_bad_ranges_and_bins_are_usage_errors)
@@ -230,6 +384,32 @@ int main(int argc, char **argv)
     tcase_set_timeout(large, 120);
     tcase_add_loop_test(large, test_keys_in_wide_ranges_and_many_bins, 0, WIDE);
     add_tcase(suite, large, WIDE);
+    TCase *every_edge = exercise_tcase("every bin edge, ranges of several widths", 2);
+    tcase_set_timeout(every_edge, 120);
+    tcase_add_loop_test(every_edge, test_every_bin_edge_of_ranges_of_several_widths, 0,
+                        EDGE_RANGES);
+    add_tcase(suite, every_edge, EDGE_RANGES);
+    TCase *rounding = exercise_tcase("keys where a double rounds into the next bin", 3);
+    tcase_set_timeout(rounding, 120);
+    tcase_add_loop_test(rounding, test_keys_where_a_double_rounds, 0, ROUNDING_RANGES);
+    add_tcase(suite, rounding, ROUNDING_RANGES);
+    /* Beside this check, the Makefile builds the program with -mlong-double-64 where the
+     * compiler has it. */
+    snprintf(long_double_64, sizeof long_double_64, "%s", argv[0]);
+    char *slash = strrchr(long_double_64, '/');
+    snprintf(slash ? slash + 1 : long_double_64,
+             sizeof long_double_64 - (size_t)(slash ? slash + 1 - long_double_64 : 0), "%s",
+             "bin_edges-long-double-64");
+    TCase *long_double = exercise_tcase("the same keys where long double is a 64-bit double", 3);
+    tcase_set_timeout(long_double, 120);
+    tcase_add_loop_test(long_double, test_keys_where_a_double_rounds_with_a_64_bit_long_double, 0,
+                        ROUNDING_RANGES);
+    if (access(long_double_64, X_OK) == 0)
+        add_tcase(suite, long_double, ROUNDING_RANGES);
+    else {
+        printf("%s: not run here: this compiler has no -mlong-double-64\n", long_double_64);
+        add_skipped(ROUNDING_RANGES);
+    }
     TCase *usage = exercise_tcase("bad ranges and bins are refused (exit 2)", 0);
     tcase_add_loop_test(usage, test_bad_ranges_and_bins_are_usage_errors, 0, 8);
     add_tcase(suite, usage, 8);

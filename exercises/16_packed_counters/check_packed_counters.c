@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 START_TEST(test_counts_the_books_phrase)
 {
@@ -54,46 +55,62 @@ static uint64_t constant_seed(bool odd)
     }
 }
 
-/* Runs with --print-bins --show-packing; asserts the CPU's bins and sum, "verified",
- * no carry, and at least the flushes the counts need: a half holds at most
- * 65535, so a bin of c > 65535 was flushed at least (c - 1) / 65535 times. */
+/* Runs with --print-bins --show-packing on an input the program makes from
+ * input_args (generated data, or --file) and the check holds in buffer;
+ * asserts the CPU's bins and sum, "verified", no carry, and at least the
+ * flushes the counts need: a half holds at most 65535, so a bin of c > 65535
+ * was flushed at least (c - 1) / 65535 times. what says, in words, what the
+ * input is, for the failure's message. */
+static struct packing check_packed_input(const unsigned char *buffer, size_t size,
+                                         const char *input_args, const char *what)
+{
+    unsigned int expected[BINS] = {0};
+    cpu_histogram(buffer, size, expected);
+    char args[512];
+    snprintf(args, sizeof args, "%s --reps 1 --print-bins --show-packing", input_args);
+    struct stage_output o;
+    run_stage(args, &o);
+    ck_assert_msg(o.bins_printed == BINS, "%s (%s): %s, printed %d bins, expected %d; stderr: %s",
+                  args, what, exit_meaning(&o), o.bins_printed, BINS, o.err);
+    unsigned long long needed = 0;
+    for (int bin = 0; bin < BINS; bin++) {
+        ck_assert_msg(o.bins[bin] == expected[bin],
+                      "%s (%s): bin %d (the %s half of word %d) is %u, expected %u (the CPU's)",
+                      args, what, bin, bin % 2 ? "high" : "low", bin / 2, o.bins[bin],
+                      expected[bin]);
+        if (expected[bin] > 0)
+            needed += (expected[bin] - 1) / 65535;
+    }
+    ck_assert_msg(o.exit_status == 0, "%s (%s): %s, expected exit 0; stderr: %s", args, what,
+                  exit_meaning(&o), o.err);
+    ck_assert_msg(o.has_sum && o.sum == size, "%s (%s): Histogram Sum %" PRIu64 ", expected %zu",
+                  args, what, o.sum, size);
+    ck_assert_msg(o.says_verified, "%s (%s): no 'verified: yes' line", args, what);
+    struct packing p = read_packing(&o);
+    ck_assert_msg(p.printed, "%s: no 'packing: ...' line; stdout starts: %.300s", args, o.out);
+    ck_assert_msg(p.carries == 0,
+                  "%s (%s): %llu adds changed the other half of their word, expected 0: a half "
+                  "carried into its neighbour, or a flush touched it",
+                  args, what, p.carries);
+    ck_assert_msg(p.flushes >= needed,
+                  "%s (%s): %llu flushes, expected at least %llu: a half cannot hold more than "
+                  "65535",
+                  args, what, p.flushes, needed);
+    return p;
+}
+
+/* The same on generated data. */
 static struct packing check_packed(size_t size, enum data_kind kind, uint64_t seed)
 {
     unsigned char *buffer = malloc(size ? size : 1);
     ck_assert(buffer != NULL);
     fill_input(kind, buffer, size, seed);
-    unsigned int expected[BINS] = {0};
-    cpu_histogram(buffer, size, expected);
+    char args[256], what[64];
+    snprintf(args, sizeof args, "--size %zu --data %s --seed %" PRIu64, size, data_kind_name(kind),
+             seed);
+    snprintf(what, sizeof what, "%s data", data_kind_name(kind));
+    struct packing p = check_packed_input(buffer, size, args, what);
     free(buffer);
-    char args[256];
-    snprintf(args, sizeof args,
-             "--size %zu --data %s --seed %" PRIu64 " --reps 1 --print-bins --show-packing", size,
-             data_kind_name(kind), seed);
-    struct stage_output o;
-    run_stage(args, &o);
-    ck_assert_msg(o.exit_status == 0, "%s: %s, expected exit 0; stderr: %s", args, exit_meaning(&o),
-                  o.err);
-    ck_assert_msg(o.bins_printed == BINS, "%s: printed %d bins, expected %d", args, o.bins_printed,
-                  BINS);
-    unsigned long long needed = 0;
-    for (int bin = 0; bin < BINS; bin++) {
-        ck_assert_msg(o.bins[bin] == expected[bin], "%s: bin %d is %u, expected %u (the CPU's)",
-                      args, bin, o.bins[bin], expected[bin]);
-        if (expected[bin] > 0)
-            needed += (expected[bin] - 1) / 65535;
-    }
-    ck_assert_msg(o.has_sum && o.sum == size, "%s: Histogram Sum %" PRIu64 ", expected %zu", args,
-                  o.sum, size);
-    ck_assert_msg(o.says_verified, "%s: no 'verified: yes' line", args);
-    struct packing p = read_packing(&o);
-    ck_assert_msg(p.printed, "%s: no 'packing: ...' line; stdout starts: %.300s", args, o.out);
-    ck_assert_msg(p.carries == 0,
-                  "%s: %llu adds changed the other half of their word, expected 0: a half "
-                  "carried into its neighbour",
-                  args, p.carries);
-    ck_assert_msg(p.flushes >= needed,
-                  "%s: %llu flushes, expected at least %llu: a half cannot hold more than 65535",
-                  args, p.flushes, needed);
     return p;
 }
 
@@ -148,6 +165,84 @@ START_TEST(test_every_kind_past_two_full_halves)
 }
 END_TEST
 
+/* ---------------------------------------------------- busy neighbours -- */
+
+/* Inputs where a half fills while the other half of its word holds counts:
+ * with one bin only (constant data) the neighbour is always 0, and a flush
+ * that empties the whole word, or moves the neighbour's bits into the
+ * total, still counts right. Each is a run of bytes, one byte value per run;
+ * an even byte is a word's low half, the next odd byte its high half. */
+struct run_of_bytes {
+    unsigned char byte;
+    size_t count;
+};
+static const struct neighbours {
+    const char *what;
+    struct run_of_bytes runs[4];
+    size_t repeats; /* the runs, this many times over */
+} neighbours[] = {
+    {"byte 64 70000 times, then byte 65 70000 times: the high half fills while the low half "
+     "holds what its flush left",
+     {{64, 70000}, {65, 70000}, {0, 0}, {0, 0}},
+     1},
+    {"byte 65 300 times, then byte 64 200000 times: a low half fills three times while its "
+     "high half holds 300",
+     {{65, 300}, {64, 200000}, {0, 0}, {0, 0}},
+     1},
+    {"byte 200 300 times, then byte 201 200000 times: a high half fills three times while its "
+     "low half holds 300",
+     {{200, 300}, {201, 200000}, {0, 0}, {0, 0}},
+     1},
+    {"bytes 64 and 65 in turn, 150000 times each: both halves of one word fill together",
+     {{64, 1}, {65, 1}, {0, 0}, {0, 0}},
+     150000},
+    {"byte 64 65535 times, byte 65 65535 times, then one more of each: both halves full at "
+     "once, where a carry out of the low half would wrap the high half",
+     {{64, 65535}, {65, 65535}, {64, 1}, {65, 1}},
+     1},
+    {"byte 7 99 times and byte 6 once, over and over: an odd bin far ahead of its even "
+     "neighbour",
+     {{7, 99}, {6, 1}, {0, 0}, {0, 0}},
+     2000},
+};
+#define NEIGHBOURS ((int)(sizeof neighbours / sizeof neighbours[0]))
+
+START_TEST(test_a_full_half_leaves_its_busy_neighbour_alone)
+{
+    const struct neighbours *n = &neighbours[_i];
+    size_t size = 0;
+    for (size_t r = 0; r < n->repeats; r++)
+        for (int k = 0; k < 4; k++)
+            size += n->runs[k].count;
+    unsigned char *buffer = malloc(size);
+    ck_assert(buffer != NULL);
+    size_t at = 0;
+    for (size_t r = 0; r < n->repeats; r++)
+        for (int k = 0; k < 4; k++)
+            for (size_t c = 0; c < n->runs[k].count; c++)
+                buffer[at++] = n->runs[k].byte;
+    char path[] = "/tmp/packed_counters_XXXXXX", args[128];
+    int fd = mkstemp(path);
+    ck_assert_msg(fd >= 0, "cannot make a file in /tmp");
+    FILE *file = fdopen(fd, "wb");
+    ck_assert(file != NULL);
+    ck_assert_msg(fwrite(buffer, 1, size, file) == size && fclose(file) == 0, "cannot write %s",
+                  path);
+    snprintf(args, sizeof args, "--file %s", path);
+    check_packed_input(buffer, size, args, n->what);
+    unlink(path);
+    free(buffer);
+}
+END_TEST
+
+/* Every bin past 65535 on uniform bytes: every half fills while its neighbour holds about as
+ * much (about 78000 each). */
+START_TEST(test_every_half_fills_beside_its_neighbour)
+{
+    check_packed(20000000, DATA_UNIFORM, 1616);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("16_packed_counters", argc, argv);
@@ -167,6 +262,11 @@ int main(int argc, char **argv)
     tcase_add_loop_test(edges, test_constant_data_around_65535_in_either_half, 0, 2 * EDGE_SIZES);
     tcase_add_loop_test(edges, test_every_kind_past_two_full_halves, 0, 4);
     add_tcase(suite, edges, 2 * EDGE_SIZES + 4);
+    TCase *busy = exercise_tcase("a full half beside a neighbour that holds counts", 2);
+    tcase_set_timeout(busy, 120);
+    tcase_add_loop_test(busy, test_a_full_half_leaves_its_busy_neighbour_alone, 0, NEIGHBOURS);
+    tcase_add_test(busy, test_every_half_fills_beside_its_neighbour);
+    add_tcase(suite, busy, NEIGHBOURS + 1);
     int usage_checks = 0;
     TCase *usage = usage_tcase(false, &usage_checks);
     add_tcase(suite, usage, usage_checks);
