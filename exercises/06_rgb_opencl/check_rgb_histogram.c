@@ -4,9 +4,12 @@
  * the red, green and blue histograms it prints are the ones counted here, on
  * the CPU, from the same bytes. And it counts them the way the exercise
  * teaches: three histograms in the work-group's local memory (the program
- * prints how much its kernel declares), with no race that Oclgrind can see.
- * Without any OpenCL device these checks are reported as skipped; without
- * Oclgrind, its group is.
+ * prints how much its kernel declares), each byte counted into them with one
+ * atomic add and read once, in one loop over the pixels (Oclgrind counts what
+ * the kernel executes and dumps it as compiled), with no race and no barrier
+ * that part of a work-group misses that Oclgrind can see, on work-groups of 1
+ * to 512 work-items. Without any OpenCL device these checks are reported as
+ * skipped; without Oclgrind, its groups are.
  */
 #include "stage_checks.h"
 
@@ -141,10 +144,15 @@ START_TEST(test_generated_pixels_of_every_size_and_kind_match_reference)
 }
 END_TEST
 
-/* Work-groups smaller than 256 zero and merge with a stride; 33 is no power of
- * two; one work-group must still cover every pixel. */
-static const char *const launches[] = {"--threads 1", "--threads 33", "--threads 64",
-                                       "--blocks 1 --threads 64", "--blocks 1000 --threads 32"};
+/* Work-groups smaller than 256 zero and merge with a stride, and one of 512
+ * has work-items with no bin; 33 is no power of two; one work-group must
+ * still cover every pixel, and 1000 of 32 are more work-items than pixels. */
+static const char *const launches[] = {"--threads 1",
+                                       "--threads 33",
+                                       "--threads 64",
+                                       "--threads 512",
+                                       "--blocks 1 --threads 64",
+                                       "--blocks 1000 --threads 32"};
 #define LAUNCHES ((int)(sizeof launches / sizeof launches[0]))
 
 START_TEST(test_every_launch_matches_reference)
@@ -173,12 +181,302 @@ START_TEST(test_the_kernel_keeps_three_local_histograms)
 }
 END_TEST
 
+/* ------------------------------------------- what Oclgrind counts inside -- */
+
+/* What the kernel did on one launch, as Oclgrind counts it (--inst-counts):
+ * the bytes it loaded from global memory, its atomics by kind and address
+ * space. The first launch's counts are read; the program's later launches
+ * (repeats) are the same kernel on the same input. */
+struct kernel_counts {
+    bool found;
+    unsigned long long global_load_bytes; /* "load global (N bytes)" */
+    unsigned long long local_adds;        /* atomic_inc / atomic_add on __local (AS3) */
+    unsigned long long local_exchanges;   /* atomic_xchg on __local: a store, not an add */
+    unsigned long long global_atomics;    /* any atomic on __global (AS1) */
+};
+
+/* The input's loads in the kernel as Oclgrind compiled it (--dump-spir): how
+ * many separate outermost loops read it. One pass over the pixels is one. */
+#define IR_BLOCKS 1024
+#define IR_EDGES  8
+struct kernel_ir {
+    int blocks;
+    char names[IR_BLOCKS][64];
+    char targets[IR_BLOCKS][IR_EDGES][64];
+    int edges[IR_BLOCKS];
+    int succ[IR_BLOCKS][IR_EDGES];
+    bool reads_input[IR_BLOCKS];
+};
+
+/* Whether an LLVM IR line loads bytes of the input: a load of i8 (or of a
+ * vector of i8) from addrspace(1), or an OpenCL vload of uchar from it. */
+static bool reads_input_bytes(const char *line)
+{
+    const char *load = strstr(line, " load ");
+    if (load && strstr(line, "addrspace(1)") &&
+        (strncmp(load, " load i8,", 9) == 0 ||
+         (strncmp(load, " load <", 7) == 0 && strstr(load, " x i8>,") != NULL)))
+        return true;
+    return strstr(line, "call ") && strstr(line, "vload") && strstr(line, "AS1Kh");
+}
+
+/* Reads the kernel's function out of an LLVM IR file: its blocks, their
+ * successors, and which blocks load input bytes. */
+static bool read_kernel_ir(const char *path, const char *kernel, struct kernel_ir *ir)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    char line[4096], define[128];
+    snprintf(define, sizeof define, "@%s(", kernel);
+    bool inside = false;
+    memset(ir, 0, sizeof *ir);
+    while (fgets(line, sizeof line, f)) {
+        if (!inside) {
+            if (strncmp(line, "define ", 7) == 0 && strstr(line, define)) {
+                inside = true;
+                ir->blocks = 1; /* the entry block, whether or not it is named */
+                strcpy(ir->names[0], "entry");
+            }
+            continue;
+        }
+        if (line[0] == '}')
+            break;
+        size_t label =
+            strspn(line, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-$");
+        if (label > 0 && line[label] == ':' && label < 64) {
+            /* a new block, unless it names the entry block that is still empty */
+            bool entry_unused = ir->blocks == 1 && ir->edges[0] == 0 && !ir->reads_input[0];
+            if (!entry_unused && ir->blocks < IR_BLOCKS)
+                ir->blocks++;
+            snprintf(ir->names[ir->blocks - 1], 64, "%.*s", (int)label, line);
+            continue;
+        }
+        int b = ir->blocks - 1;
+        if (reads_input_bytes(line))
+            ir->reads_input[b] = true;
+        for (const char *t = strstr(line, "label %"); t; t = strstr(t + 1, "label %")) {
+            t += strlen("label %");
+            size_t n = strcspn(t, " ,]\n");
+            if (ir->edges[b] < IR_EDGES && n < 64)
+                snprintf(ir->targets[b][ir->edges[b]++], 64, "%.*s", (int)n, t);
+        }
+    }
+    fclose(f);
+    if (!inside)
+        return false;
+    for (int b = 0; b < ir->blocks; b++)
+        for (int e = 0; e < ir->edges[b]; e++) {
+            ir->succ[b][e] = -1;
+            for (int c = 0; c < ir->blocks; c++)
+                if (strcmp(ir->names[c], ir->targets[b][e]) == 0)
+                    ir->succ[b][e] = c;
+        }
+    return true;
+}
+
+/* The number of outermost loops that hold a load of the input: the natural
+ * loop of each back edge (found by a depth-first walk from the entry), and
+ * for each block that reads the input, the largest loop around it. */
+static int input_loops(const struct kernel_ir *ir)
+{
+    static int state[IR_BLOCKS], edge_at[IR_BLOCKS], stack[IR_BLOCKS], loop_size[IR_BLOCKS];
+    static bool in_loop[IR_BLOCKS][IR_BLOCKS]; /* in_loop[header][block] */
+    memset(state, 0, sizeof state);
+    memset(loop_size, 0, sizeof loop_size);
+    memset(in_loop, 0, sizeof in_loop);
+    int depth = 0;
+    stack[depth++] = 0;
+    state[0] = 1; /* 1: on the walk's path, 2: done */
+    edge_at[0] = 0;
+    while (depth > 0) {
+        int b = stack[depth - 1];
+        if (edge_at[b] == ir->edges[b]) {
+            state[b] = 2;
+            depth--;
+            continue;
+        }
+        int s = ir->succ[b][edge_at[b]++];
+        if (s < 0)
+            continue;
+        if (state[s] == 0) {
+            state[s] = 1;
+            edge_at[s] = 0;
+            stack[depth++] = s;
+        } else if (state[s] == 1) {
+            /* a back edge b -> s: s heads a loop; its body reaches b without passing s */
+            int work[IR_BLOCKS], n = 0;
+            in_loop[s][s] = true;
+            if (!in_loop[s][b])
+                in_loop[s][work[n++] = b] = true;
+            while (n > 0) {
+                int x = work[--n];
+                for (int p = 0; p < ir->blocks; p++)
+                    for (int e = 0; e < ir->edges[p]; e++)
+                        if (ir->succ[p][e] == x && !in_loop[s][p])
+                            in_loop[s][work[n++] = p] = true;
+            }
+        }
+    }
+    for (int h = 0; h < ir->blocks; h++)
+        for (int b = 0; b < ir->blocks; b++)
+            loop_size[h] += in_loop[h][b];
+    bool outer[IR_BLOCKS] = {false};
+    int loops = 0;
+    for (int b = 0; b < ir->blocks; b++) {
+        if (!ir->reads_input[b])
+            continue;
+        int best = -1;
+        for (int h = 0; h < ir->blocks; h++)
+            if (in_loop[h][b] && (best < 0 || loop_size[h] > loop_size[best]))
+                best = h;
+        if (best >= 0 && !outer[best]) {
+            outer[best] = true;
+            loops++;
+        }
+    }
+    return loops;
+}
+
+/* The LLVM IR files Oclgrind's --dump-spir writes, /tmp/oclgrind_<hex>.ll:
+ * their names, to tell a run's new one from those that were there before. */
+static int list_dumps(char names[][64], int most)
+{
+    int n = 0;
+    FILE *ls = popen("ls /tmp 2>/dev/null", "r");
+    char line[256];
+    while (ls && fgets(line, sizeof line, ls)) {
+        line[strcspn(line, "\n")] = '\0';
+        size_t len = strlen(line);
+        if (strncmp(line, "oclgrind_", 9) == 0 && len > 3 && len < 64 &&
+            strcmp(line + len - 3, ".ll") == 0 && n < most)
+            strcpy(names[n++], line);
+    }
+    if (ls)
+        pclose(ls);
+    return n;
+}
+
+/* Runs the program under Oclgrind, counting what its kernel executes and
+ * dumping the kernel as compiled; fills counts, and input_loops (-1 when no
+ * dump was found). Removes the files the dump wrote. */
+static void run_counted(const char *args, struct kernel_counts *k, int *loops)
+{
+    static char before[4096][64], after[4096][64];
+    int n_before = list_dumps(before, 4096);
+    memset(k, 0, sizeof *k);
+    char command[4096 + 512], line[512];
+    snprintf(command, sizeof command, "oclgrind --inst-counts --dump-spir '%s' %s 2>/dev/null",
+             stage_program(), args);
+    FILE *p = popen(command, "r");
+    ck_assert_msg(p != NULL, "cannot run %s", command);
+    int blocks = 0; /* the count blocks seen: the first is read */
+    while (fgets(line, sizeof line, p)) {
+        if (strncmp(line, "Instructions executed for kernel", 32) == 0) {
+            blocks++;
+            k->found = true;
+            continue;
+        }
+        unsigned long long n, bytes;
+        char name[256];
+        if (blocks != 1 || sscanf(line, " %llu - %255[^\n]", &n, name) != 2)
+            continue;
+        if (sscanf(name, "load global (%llu bytes)", &bytes) == 1)
+            k->global_load_bytes += bytes;
+        else if (strncmp(name, "call ", 5) == 0 && strstr(name, "atom")) {
+            bool adds = strstr(name, "_inc") || strstr(name, "_add");
+            if (strstr(name, "AS3") && adds)
+                k->local_adds += n;
+            else if (strstr(name, "AS3") && (strstr(name, "xchg") || strstr(name, "store")))
+                k->local_exchanges += n;
+            else if (strstr(name, "AS1"))
+                k->global_atomics += n;
+        }
+    }
+    pclose(p);
+    *loops = -1;
+    int n_after = list_dumps(after, 4096);
+    for (int a = 0; a < n_after; a++) {
+        bool old = false;
+        for (int b = 0; b < n_before && !old; b++)
+            old = strcmp(after[a], before[b]) == 0;
+        if (old)
+            continue;
+        char path[128];
+        snprintf(path, sizeof path, "/tmp/%.63s", after[a]);
+        static struct kernel_ir ir;
+        if (*loops < 0 && read_kernel_ir(path, "rgb_histo_kernel", &ir))
+            *loops = input_loops(&ir);
+        /* the dump's three files: .ll, .bc and .cl */
+        size_t stem = strlen(path) - 3;
+        static const char *const kinds[] = {".ll", ".bc", ".cl"};
+        for (int i = 0; i < 3; i++) {
+            snprintf(path + stem, sizeof path - stem, "%s", kinds[i]);
+            unlink(path);
+        }
+    }
+}
+
+/* Oclgrind counts every instruction the kernel executes: on 10000 pixels in
+ * two work-groups, every byte of the input is loaded once, in one loop over
+ * the pixels, and counted with one atomic add into a local histogram; the
+ * global bins take only the merge's atomics, 768 per work-group. Local arrays
+ * that are declared, zeroed and merged but not counted into, a channel counted
+ * into the global bins, an atomic load then store, and three loops over the
+ * pixels (one per channel) each miss one of these. */
+#define COUNTED_PIXELS 10000
+#define COUNTED_GROUPS 2
+START_TEST(test_every_byte_read_once_and_counted_in_local_memory)
+{
+    char args[256];
+    snprintf(args, sizeof args, "--size %d --reps 1 --blocks %d --threads 64",
+             CHANNELS * COUNTED_PIXELS, COUNTED_GROUPS);
+    struct kernel_counts k;
+    int loops;
+    run_counted(args, &k, &loops);
+    const unsigned long long bytes = CHANNELS * COUNTED_PIXELS;
+    ck_assert_msg(k.found, "oclgrind --inst-counts ./rgb_histogram %s: no instruction counts",
+                  args);
+    ck_assert_msg(k.local_exchanges == 0,
+                  "oclgrind --inst-counts ./rgb_histogram %s: %llu atomic exchanges (or stores) "
+                  "on local memory: a count read, then written back, loses the increments that "
+                  "other work-items make in between; a count needs one atomic add",
+                  args, k.local_exchanges);
+    ck_assert_msg(k.local_adds == bytes,
+                  "oclgrind --inst-counts ./rgb_histogram %s: %llu atomic adds on local memory for "
+                  "%d pixels, expected %llu: each of a pixel's three bytes counted once, into its "
+                  "channel's local histogram",
+                  args, k.local_adds, COUNTED_PIXELS, bytes);
+    ck_assert_msg(k.global_atomics <= (unsigned long long)CHANNELS * BINS * COUNTED_GROUPS,
+                  "oclgrind --inst-counts ./rgb_histogram %s: %llu atomics on the global bins, "
+                  "expected at most %d (the merge: 768 per work-group); the counting belongs in "
+                  "local memory",
+                  args, k.global_atomics, CHANNELS * BINS * COUNTED_GROUPS);
+    ck_assert_msg(
+        k.global_load_bytes == bytes,
+        "oclgrind --inst-counts ./rgb_histogram %s: the kernel loads %llu bytes of global "
+        "memory for %llu bytes of pixels, expected each byte once and nothing else (the "
+        "merge reads no global bin: it adds to it with an atomic)",
+        args, k.global_load_bytes, bytes);
+    ck_assert_msg(loops >= 0,
+                  "oclgrind --dump-spir ./rgb_histogram %s: no dump of the kernel found", args);
+    ck_assert_msg(loops <= 1,
+                  "oclgrind --dump-spir ./rgb_histogram %s: the kernel reads the pixels in %d "
+                  "separate loops, expected one: one pass over the pixels counts all three "
+                  "channels, so that each pixel is fetched from memory once",
+                  args, loops);
+}
+END_TEST
+
 /* PoCL runs a work-group's items one after another, so a race gives the right
- * count there; Oclgrind simulates them and reports it. One work-group and
- * several; a work-group smaller than 256 zeroes and merges with a stride. */
-static const char *const race_launches[] = {"--size 30000 --reps 1 --blocks 2 --threads 64",
-                                            "--size 3000 --reps 1 --blocks 1 --threads 256",
-                                            "--size 771 --reps 1 --blocks 3 --threads 33"};
+ * count there; Oclgrind simulates them and reports it, and a barrier that only
+ * part of a work-group reaches. One work-group and several; a work-group
+ * smaller than 256 zeroes and merges with a stride, one of 512 has work-items
+ * with no bin; the last launch has more work-items than pixels (10). */
+static const char *const race_launches[] = {
+    "--size 30000 --reps 1 --blocks 2 --threads 64",
+    "--size 3000 --reps 1 --blocks 1 --threads 256", "--size 771 --reps 1 --blocks 3 --threads 33",
+    "--size 3000 --reps 1 --blocks 2 --threads 512", "--size 30 --reps 1 --blocks 4 --threads 64"};
 #define RACE_LAUNCHES ((int)(sizeof race_launches / sizeof race_launches[0]))
 
 START_TEST(test_no_races_under_oclgrind)
@@ -229,6 +527,17 @@ int main(int argc, char **argv)
     TCase *local = exercise_tcase("each channel counted in local memory", 2);
     tcase_add_test(local, test_the_kernel_keeps_three_local_histograms);
     add_if_runnable(suite, local, 1);
+
+    TCase *counted =
+        exercise_tcase("every byte read once and counted in local memory, by Oclgrind's "
+                       "counts",
+                       2);
+    tcase_set_timeout(counted, 300);
+    tcase_add_test(counted, test_every_byte_read_once_and_counted_in_local_memory);
+    if (have_oclgrind())
+        add_if_runnable(suite, counted, 1);
+    else
+        add_skipped(1);
 
     TCase *races = exercise_tcase("no races, under Oclgrind", 3);
     tcase_set_timeout(races, 300);

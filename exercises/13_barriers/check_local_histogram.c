@@ -3,10 +3,11 @@
  * no more than that shows: the histogram matches the CPU's on PoCL (which
  * runs a work-group's items one after another, and so hides a lost local
  * increment), Oclgrind sees no data race on launches of one and several
- * work-groups of 1, 64 and 256 work-items, and the private histogram is still
- * in local memory (the program prints how much its kernel declares). Without
- * an OpenCL device these checks are reported as skipped; without Oclgrind,
- * its group is.
+ * work-groups of 1, 64, 256 and 512 work-items, and the private histogram is
+ * still in local memory (the program prints how much its kernel declares) and
+ * is where every byte is counted, with one atomic add (Oclgrind counts what
+ * the kernel executes). Without an OpenCL device these checks are reported as
+ * skipped; without Oclgrind, its two groups are.
  */
 #include "stage_checks.h"
 
@@ -26,10 +27,15 @@ START_TEST(test_matches_reference_on_every_size)
 }
 END_TEST
 
-/* A work-group of one item, one that is no power of two, one of 256, one
- * work-group for the whole input, and many. */
-static const char *const launches[] = {"--threads 1", "--threads 33", "--blocks 1 --threads 256",
-                                       "--blocks 1 --threads 64", "--blocks 1000 --threads 32"};
+/* A work-group of one item, one that is no power of two, one of 512 (more
+ * work-items than bins), one of 256, one work-group for the whole input, and
+ * many. */
+static const char *const launches[] = {"--threads 1",
+                                       "--threads 33",
+                                       "--threads 512",
+                                       "--blocks 1 --threads 256",
+                                       "--blocks 1 --threads 64",
+                                       "--blocks 1000 --threads 32"};
 #define LAUNCHES ((int)(sizeof launches / sizeof launches[0]))
 
 START_TEST(test_every_launch_matches_reference)
@@ -61,13 +67,102 @@ START_TEST(test_the_private_histogram_is_in_local_memory)
 }
 END_TEST
 
+/* What the kernel did on one launch, as Oclgrind counts it (--inst-counts):
+ * the bytes it loaded from global memory, its atomics by kind and address
+ * space. The first launch's counts are read; the program's later launches
+ * (repeats) are the same kernel on the same input. */
+struct kernel_counts {
+    bool found;
+    unsigned long long global_load_bytes; /* "load global (N bytes)" */
+    unsigned long long local_adds;        /* atomic_inc / atomic_add on __local (AS3) */
+    unsigned long long local_exchanges;   /* atomic_xchg on __local: a store, not an add */
+    unsigned long long global_atomics;    /* any atomic on __global (AS1) */
+};
+
+static void run_counted(const char *args, struct kernel_counts *k)
+{
+    memset(k, 0, sizeof *k);
+    char command[4096 + 512], line[512];
+    snprintf(command, sizeof command, "oclgrind --inst-counts '%s' %s 2>/dev/null", stage_program(),
+             args);
+    FILE *p = popen(command, "r");
+    ck_assert_msg(p != NULL, "cannot run %s", command);
+    int blocks = 0; /* the count blocks seen: the first is read */
+    while (fgets(line, sizeof line, p)) {
+        if (strncmp(line, "Instructions executed for kernel", 32) == 0) {
+            blocks++;
+            k->found = true;
+            continue;
+        }
+        unsigned long long n, bytes;
+        char name[256];
+        if (blocks != 1 || sscanf(line, " %llu - %255[^\n]", &n, name) != 2)
+            continue;
+        if (sscanf(name, "load global (%llu bytes)", &bytes) == 1)
+            k->global_load_bytes += bytes;
+        else if (strncmp(name, "call ", 5) == 0 && strstr(name, "atom")) {
+            bool adds = strstr(name, "_inc") || strstr(name, "_add");
+            if (strstr(name, "AS3") && adds)
+                k->local_adds += n;
+            else if (strstr(name, "AS3") && (strstr(name, "xchg") || strstr(name, "store")))
+                k->local_exchanges += n;
+            else if (strstr(name, "AS1"))
+                k->global_atomics += n;
+        }
+    }
+    pclose(p);
+}
+
+/* Oclgrind counts every instruction the kernel executes: on 30000 bytes in
+ * two work-groups, every byte is loaded once and counted with one atomic add
+ * into the local histogram, and the global bins take only the merge's
+ * atomics, 256 per work-group. A local histogram that is zeroed and merged
+ * but not counted into, and an atomic load then store (which Oclgrind's race
+ * detector does not flag: both halves are atomics), each miss one of these. */
+#define COUNTED_BYTES  30000
+#define COUNTED_GROUPS 2
+START_TEST(test_every_byte_counted_with_one_local_atomic_add)
+{
+    char args[256];
+    snprintf(args, sizeof args, "--size %d --reps 1 --blocks %d --threads 64", COUNTED_BYTES,
+             COUNTED_GROUPS);
+    struct kernel_counts k;
+    run_counted(args, &k);
+    ck_assert_msg(k.found, "oclgrind --inst-counts ./local_histogram %s: no instruction counts",
+                  args);
+    ck_assert_msg(k.local_exchanges == 0,
+                  "oclgrind --inst-counts ./local_histogram %s: %llu atomic exchanges (or stores) "
+                  "on local memory: a count read, then written back, loses the increments that "
+                  "other work-items make in between; a count needs one atomic add",
+                  args, k.local_exchanges);
+    ck_assert_msg(k.local_adds == COUNTED_BYTES,
+                  "oclgrind --inst-counts ./local_histogram %s: %llu atomic adds on local memory "
+                  "for %d bytes, expected %d: each byte counted once, atomically, into the "
+                  "work-group's local histogram",
+                  args, k.local_adds, COUNTED_BYTES, COUNTED_BYTES);
+    ck_assert_msg(k.global_atomics <= (unsigned long long)BINS * COUNTED_GROUPS,
+                  "oclgrind --inst-counts ./local_histogram %s: %llu atomics on the global bins, "
+                  "expected at most %d (the merge: 256 per work-group); the counting belongs in "
+                  "local memory",
+                  args, k.global_atomics, BINS * COUNTED_GROUPS);
+    ck_assert_msg(k.global_load_bytes == COUNTED_BYTES,
+                  "oclgrind --inst-counts ./local_histogram %s: the kernel loads %llu bytes of "
+                  "global memory for %d bytes of input, expected each byte once and nothing else "
+                  "(the merge reads no global bin: it adds to it with an atomic)",
+                  args, k.global_load_bytes, COUNTED_BYTES);
+}
+END_TEST
+
 /* Small inputs: Oclgrind simulates every work-item. One work-group and
  * several; a work-group of 1, of 64 (zeroing and merging in four strides),
- * of 256; sizes 0, 1 and 257. */
+ * of 256, of 512 (half its work-items have no bin: a barrier behind
+ * "if (get_local_id(0) < BINS)" is reached by half the group); sizes 0, 1
+ * and 257, and work-groups with no byte at all. */
 static const char *const race_launches[] = {
     "--size 3000 --reps 1 --blocks 1 --threads 64", "--size 3000 --reps 1 --blocks 3 --threads 64",
     "--size 257 --reps 1 --blocks 2 --threads 256", "--size 257 --reps 1 --blocks 2 --threads 1",
-    "--size 1 --reps 1 --blocks 2 --threads 64",    "--size 0 --reps 1 --blocks 2 --threads 64"};
+    "--size 1 --reps 1 --blocks 2 --threads 64",    "--size 0 --reps 1 --blocks 2 --threads 64",
+    "--size 3000 --reps 1 --blocks 2 --threads 512"};
 #define RACE_LAUNCHES ((int)(sizeof race_launches / sizeof race_launches[0]))
 
 START_TEST(test_no_races_under_oclgrind)
@@ -97,6 +192,15 @@ int main(int argc, char **argv)
         add_if_runnable(suite, races, RACE_LAUNCHES);
     else
         add_skipped(RACE_LAUNCHES);
+
+    TCase *counted = exercise_tcase(
+        "every byte counted with one atomic add in local memory, by Oclgrind's counts", 3);
+    tcase_set_timeout(counted, 300);
+    tcase_add_test(counted, test_every_byte_counted_with_one_local_atomic_add);
+    if (have_oclgrind())
+        add_if_runnable(suite, counted, 1);
+    else
+        add_skipped(1);
 
     TCase *sizes_tc = exercise_tcase("every work-group size", 3);
     tcase_set_timeout(sizes_tc, 120);
