@@ -3,7 +3,10 @@
  * are right for any T, each thread counts its slice into a private copy (the
  * program's --show-copies shows what each copy counted), the slices cover the
  * input once and are balanced even with more threads than bytes, and
- * ThreadSanitizer, run on a second build of the program, reports no race.
+ * ThreadSanitizer, run on a second build of the program, reports no race. A
+ * third build, watched from inside (check_cpu_threads_watch.c), shows what
+ * each thread read, wrote and locked: each counts its own slice, once, into
+ * memory of its own, with no lock, and adds it to the shared bins itself.
  */
 #include "stage_checks.h"
 
@@ -67,18 +70,20 @@ struct copies_output {
     char err[2048];
 };
 
-/* Runs the program with --show-copies and reads every "copy t: bytes F to E,
- * counted C" line (up to 1024 of them: more than stage_output keeps). */
-static void run_copies(const char *args, struct copies_output *c)
+/* Runs program (with the environment's assignments env before it) with
+ * --show-copies and reads every "copy t: bytes F to E, counted C" line (up to
+ * 1024 of them: more than stage_output keeps). */
+static void run_program_copies(const char *program, const char *env, const char *args,
+                               struct copies_output *c)
 {
     memset(c, 0, sizeof *c);
     c->exit_status = -1;
     c->in_order = true;
-    char err_path[] = "/tmp/cpu_threads_err_XXXXXX", command[1024], line[512];
+    char err_path[] = "/tmp/cpu_threads_err_XXXXXX", command[2048], line[512];
     int err_fd = mkstemp(err_path);
     ck_assert(err_fd >= 0);
     close(err_fd);
-    snprintf(command, sizeof command, "'%s' %s --show-copies 2>'%s'", stage_program(), args,
+    snprintf(command, sizeof command, "%s '%s' %s --show-copies 2>'%s'", env, program, args,
              err_path);
     FILE *p = popen(command, "r");
     ck_assert_msg(p != NULL, "cannot run %s", command);
@@ -100,6 +105,11 @@ static void run_copies(const char *args, struct copies_output *c)
         fclose(err);
     }
     unlink(err_path);
+}
+
+static void run_copies(const char *args, struct copies_output *c)
+{
+    run_program_copies(stage_program(), "", args, c);
 }
 
 /* Asserts exit 0, one copy line per thread, and each copy's count equal to
@@ -147,10 +157,10 @@ END_TEST
 /* Slices in order from byte 0 to the end, none longer than another by more
  * than one byte: a remainder spread over the first threads. More threads than
  * bytes leaves some slices empty. */
-static const struct count_case slices[] = {{10, DATA_UNIFORM, 3},       {11, DATA_UNIFORM, 4},
-                                           {3, DATA_UNIFORM, 8},        {0, DATA_UNIFORM, 4},
-                                           {1, DATA_UNIFORM, 1},        {1000003, DATA_SKEWED, 7},
-                                           {1031, DATA_CONSTANT, 1024}, {5, DATA_TEXT, 1024}};
+static const struct count_case slices[] = {
+    {10, DATA_UNIFORM, 3},       {11, DATA_UNIFORM, 4}, {3, DATA_UNIFORM, 8},
+    {0, DATA_UNIFORM, 4},        {1, DATA_UNIFORM, 1},  {1000003, DATA_SKEWED, 7},
+    {1031, DATA_CONSTANT, 1024}, {5, DATA_TEXT, 1024},  {33554467, DATA_UNIFORM, 3}};
 #define SLICES ((int)(sizeof slices / sizeof slices[0]))
 
 START_TEST(test_slices_cover_the_input_once_and_are_balanced)
@@ -185,6 +195,192 @@ START_TEST(test_slices_cover_the_input_once_and_are_balanced)
     char extra[32];
     snprintf(extra, sizeof extra, "--threads %d", threads);
     check_matches_reference(size, slices[_i].kind, 200 + (uint64_t)_i, extra);
+}
+END_TEST
+
+/* ------------------------------------------------ watched from inside -- */
+
+/* build/cpu_threads-watch is the program built so that it reports what each
+ * of its threads did in the first run of the threads: which input bytes it
+ * read, how often it wrote the shared histogram (the one the program reports),
+ * and how, and the locks it took (check_cpu_threads_watch.c says how). */
+static char watch_program[4096];
+
+#define MAX_WATCHED 64 /* threads the watch follows one by one */
+
+struct watched_thread {
+    unsigned long long reads, locked_reads, locks, shared, unlocked_plain, unlocked_stores;
+    size_t first, end; /* the first input byte it read, and one past the last */
+};
+
+struct watch {
+    char args[256];
+    struct copies_output copies; /* what --show-copies printed: each thread's slice */
+    int threads;
+    size_t size, never_read, read_again;
+    struct watched_thread thread[MAX_WATCHED + 1]; /* 0: the main thread */
+};
+
+/* The first line of text (cut in place), for a message of one line. */
+static const char *first_line(char *text)
+{
+    text[strcspn(text, "\n")] = '\0';
+    return text;
+}
+
+/* Runs the watched program with --show-copies and reads what the watch wrote. */
+static struct watch *run_watched(size_t size, const char *data, int threads)
+{
+    struct watch *w = calloc(1, sizeof *w);
+    ck_assert(w != NULL && threads <= MAX_WATCHED);
+    snprintf(w->args, sizeof w->args, "--size %zu --data %s --threads %d --reps 1", size, data,
+             threads);
+    char path[] = "/tmp/cpu_threads_watch_XXXXXX", env[128], line[512];
+    int fd = mkstemp(path);
+    ck_assert(fd >= 0);
+    close(fd);
+    snprintf(env, sizeof env, "CPU_THREADS_WATCH='%s'", path);
+    run_program_copies(watch_program, env, w->args, &w->copies);
+    FILE *f = fopen(path, "r");
+    int lines = 0;
+    if (f && fgets(line, sizeof line, f) &&
+        sscanf(line, "watched %d threads, input %zu bytes, never read %zu, read more than once %zu",
+               &w->threads, &w->size, &w->never_read, &w->read_again) == 4)
+        while (fgets(line, sizeof line, f)) {
+            struct watched_thread k;
+            int t;
+            if (sscanf(line,
+                       "thread %d: reads %llu, reads under a lock %llu, first %zu, end %zu, "
+                       "locks %llu, shared writes %llu, unlocked shared writes %llu, unlocked "
+                       "atomic stores %llu",
+                       &t, &k.reads, &k.locked_reads, &k.first, &k.end, &k.locks, &k.shared,
+                       &k.unlocked_plain, &k.unlocked_stores) == 9 &&
+                t == lines && t <= MAX_WATCHED)
+                w->thread[lines++] = k;
+        }
+    if (f)
+        fclose(f);
+    unlink(path);
+    ck_assert_msg(w->threads == threads && lines == threads + 1,
+                  "%s %s: the watched build saw %d threads in its first run, expected %d "
+                  "(exit %d: %s)",
+                  watch_program, w->args, w->threads, threads, w->copies.exit_status,
+                  first_line(w->copies.err));
+    return w;
+}
+
+/* The merge adds at most one value to each bin: more writes than bins to the
+ * shared histogram from one thread means it counted there. */
+static const struct count_case watched_counts[] = {
+    {100003, DATA_UNIFORM, 4}, {200003, DATA_CONSTANT, 3}, {65537, DATA_SKEWED, 7}};
+#define WATCHED_COUNTS ((int)(sizeof watched_counts / sizeof watched_counts[0]))
+
+START_TEST(test_each_thread_counts_into_its_own_copy_and_merges_it_watched)
+{
+    const struct count_case *k = &watched_counts[_i];
+    struct watch *w = run_watched(k->size, data_kind_name(k->kind), k->threads);
+    ck_assert_msg(w->thread[0].shared == 0,
+                  "%s: the main thread wrote the shared histogram %llu times: each thread adds "
+                  "its own copy before it returns, and the main thread only joins (hint 2)",
+                  w->args, w->thread[0].shared);
+    for (int t = 1; t <= w->threads; t++) {
+        const struct watched_thread *m = &w->thread[t];
+        size_t slice = w->copies.count == w->threads
+                           ? w->copies.copy[t - 1].end - w->copies.copy[t - 1].first
+                           : (size_t)m->reads;
+        ck_assert_msg(m->shared <= BINS,
+                      "%s: thread %d wrote the shared histogram %llu times for its slice of %zu "
+                      "bytes: it counts there; count into the thread's own copy, and add that to "
+                      "the shared bins once (hint 2)",
+                      w->args, t, m->shared, slice);
+        ck_assert_msg(m->locked_reads == 0,
+                      "%s: thread %d read %llu of its %zu bytes while holding a lock: the "
+                      "threads count one after another; only the merge needs one (hint 2)",
+                      w->args, t, m->locked_reads, slice);
+        ck_assert_msg(m->locks <= BINS,
+                      "%s: thread %d took a lock %llu times for its %zu bytes: the count "
+                      "needs none, only the merge (hint 2)",
+                      w->args, t, m->locks, slice);
+        ck_assert_msg(slice == 0 || m->shared > 0,
+                      "%s: thread %d counted its %zu bytes but never wrote the shared histogram: "
+                      "each thread adds its own copy to it before it returns (hint 2)",
+                      w->args, t, slice);
+    }
+    free(w);
+}
+END_TEST
+
+/* What each thread read: its own slice, each byte once, and slices balanced
+ * (past 2^24 bytes too, where a float no longer holds every position). */
+static const struct count_case watched_slices[] = {{10, DATA_UNIFORM, 3},
+                                                   {100003, DATA_UNIFORM, 4},
+                                                   {1000003, DATA_SKEWED, 7},
+                                                   {33554467, DATA_CONSTANT, 3}};
+#define WATCHED_SLICES ((int)(sizeof watched_slices / sizeof watched_slices[0]))
+
+START_TEST(test_each_thread_reads_its_slice_once_watched)
+{
+    const struct count_case *k = &watched_slices[_i];
+    struct watch *w = run_watched(k->size, data_kind_name(k->kind), k->threads);
+    ck_assert_msg(w->copies.count == k->threads,
+                  "%s --show-copies: expected %d lines 'copy t: bytes F to E, counted C', got %d",
+                  w->args, k->threads, w->copies.count);
+    size_t shortest = SIZE_MAX, longest = 0;
+    for (int t = 1; t <= w->threads; t++) {
+        const struct watched_thread *m = &w->thread[t];
+        const struct copy *slice = &w->copies.copy[t - 1];
+        size_t first = m->reads ? m->first : slice->first, end = m->reads ? m->end : slice->first;
+        ck_assert_msg(first == slice->first && end == slice->end,
+                      "%s: thread %d read bytes %zu to %zu of the input, where its slice is "
+                      "bytes %zu to %zu: each thread reads its own slice (hint 3)",
+                      w->args, t, first, end, slice->first, slice->end);
+        ck_assert_msg(m->reads == end - first,
+                      "%s: thread %d read %llu bytes in its slice of %zu: it reads bytes more "
+                      "than once; one pass over the slice is enough (hint 3)",
+                      w->args, t, m->reads, end - first);
+        shortest = end - first < shortest ? end - first : shortest;
+        longest = end - first > longest ? end - first : longest;
+    }
+    ck_assert_msg(w->read_again == 0 && w->never_read == 0,
+                  "%s: %zu input bytes were read by more than one thread or more than once, and "
+                  "%zu by none: the slices cover the input once (hint 3)",
+                  w->args, w->read_again, w->never_read);
+    ck_assert_msg(longest - shortest <= 1,
+                  "%s: the threads read slices of %zu to %zu bytes: no slice may be longer than "
+                  "another by more than one byte (hint 3)",
+                  w->args, shortest, longest);
+    free(w);
+}
+END_TEST
+
+/* Many threads merging one bin (constant data): the watch makes a thread
+ * that loads a bin atomically wait before it goes on, so a store that
+ * follows loses the others' counts in the bins, not only in principle. */
+static const struct count_case watched_merges[] = {{100003, DATA_UNIFORM, 4},
+                                                   {64000, DATA_CONSTANT, 16}};
+#define WATCHED_MERGES ((int)(sizeof watched_merges / sizeof watched_merges[0]))
+
+START_TEST(test_each_merge_loses_no_count_watched)
+{
+    const struct count_case *k = &watched_merges[_i];
+    struct watch *w = run_watched(k->size, data_kind_name(k->kind), k->threads);
+    for (int t = 1; t <= w->threads; t++) {
+        const struct watched_thread *m = &w->thread[t];
+        ck_assert_msg(m->unlocked_stores == 0,
+                      "%s: thread %d set %llu shared bins with an atomic store and no lock: a "
+                      "load then a store is two steps, and another thread's addition between "
+                      "them is lost (hint 4)",
+                      w->args, t, m->unlocked_stores);
+        ck_assert_msg(m->unlocked_plain == 0,
+                      "%s: thread %d wrote the shared bins %llu times with a plain write and no "
+                      "lock: two threads can add to one bin at once (hint 4)",
+                      w->args, t, m->unlocked_plain);
+    }
+    ck_assert_msg(w->copies.exit_status == 0,
+                  "%s: exit %d with %d threads merging at once, %s: an addition to a shared bin "
+                  "was lost (hint 4)",
+                  w->args, w->copies.exit_status, k->threads, first_line(w->copies.err));
+    free(w);
 }
 END_TEST
 
@@ -235,7 +431,9 @@ int main(int argc, char **argv)
     set_stage("01_cpu_threads", argc, argv);
     char here[4096];
     snprintf(here, sizeof here, "%s", argv[0]);
-    snprintf(tsan_program, sizeof tsan_program, "%s/cpu_threads-tsan", dirname(here));
+    const char *dir = dirname(here);
+    snprintf(tsan_program, sizeof tsan_program, "%s/cpu_threads-tsan", dir);
+    snprintf(watch_program, sizeof watch_program, "%s/cpu_threads-watch", dir);
 
     Suite *suite = suite_create("exercise 01: threads that count one input");
     TCase *right = exercise_tcase("the bins are right with any number of threads", 1);
@@ -251,6 +449,14 @@ int main(int argc, char **argv)
     tcase_add_loop_test(copies, test_each_thread_counts_its_slice_into_a_private_copy, 0, 3);
     add_tcase(suite, copies, 3);
 
+    TCase *own = exercise_tcase("each thread counts into its own copy with no lock, and merges it "
+                                "itself (watched inside)",
+                                2);
+    tcase_set_timeout(own, 120);
+    tcase_add_loop_test(own, test_each_thread_counts_into_its_own_copy_and_merges_it_watched, 0,
+                        WATCHED_COUNTS);
+    add_tcase(suite, own, WATCHED_COUNTS);
+
     TCase *races = exercise_tcase("no data race, under ThreadSanitizer (the merge too)", 4);
     tcase_set_timeout(races, 300);
     tcase_add_loop_test(races, test_thread_sanitizer_reports_no_race, 0, 2);
@@ -261,6 +467,17 @@ int main(int argc, char **argv)
         printf("ThreadSanitizer cannot run here: %s\n", why);
         add_skipped(2);
     }
+
+    TCase *merges =
+        exercise_tcase("no merge loses a count, many threads on one bin (watched inside)", 4);
+    tcase_set_timeout(merges, 120);
+    tcase_add_loop_test(merges, test_each_merge_loses_no_count_watched, 0, WATCHED_MERGES);
+    add_tcase(suite, merges, WATCHED_MERGES);
+
+    TCase *reads = exercise_tcase("each thread reads its own slice, once (watched inside)", 3);
+    tcase_set_timeout(reads, 120);
+    tcase_add_loop_test(reads, test_each_thread_reads_its_slice_once_watched, 0, WATCHED_SLICES);
+    add_tcase(suite, reads, WATCHED_SLICES);
 
     TCase *edges = exercise_tcase("the slices: in order, balanced, more threads than bytes", 3);
     tcase_set_timeout(edges, 120);
