@@ -12,11 +12,14 @@
  *       shared writes W, unlocked shared writes U, unlocked atomic stores S,
  *       own writes O
  * "shared" is the histogram the program reports; a thread's own writes are
- * the other writes to memory no other thread of the run wrote.
+ * the other writes to memory no other thread of the run wrote. A write is
+ * unlocked when its thread holds no lock; in the watched run each thread's
+ * first trylock fails, as if the lock were busy.
  */
 #include "book.h"
 #include "harness.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -314,9 +317,24 @@ int __wrap_pthread_mutex_lock(pthread_mutex_t *m)
 {
     return locked(__real_pthread_mutex_lock(m));
 }
+/* A trylock that fails holds no lock: what its thread writes next, until it
+ * locks again, is written with no lock. Whether a trylock fails depends on
+ * whether another thread holds the lock at that instant, which a run may
+ * never show; so in the watched run, each thread's first trylock fails, as it
+ * would if another thread held the lock then. A program that acts on the
+ * failure (tries again, or waits with a lock) goes on as usual; one that
+ * ignores it writes the shared bins with no lock, in every watched run. */
+static __thread bool tried; /* this thread's first trylock of the watched run has failed */
+static bool first_try_fails(void)
+{
+    if (!worker || tried || !watching())
+        return false;
+    tried = true;
+    return true;
+}
 int __wrap_pthread_mutex_trylock(pthread_mutex_t *m)
 {
-    return locked(__real_pthread_mutex_trylock(m));
+    return first_try_fails() ? EBUSY : locked(__real_pthread_mutex_trylock(m));
 }
 int __wrap_pthread_mutex_unlock(pthread_mutex_t *m)
 {
@@ -328,7 +346,7 @@ int __wrap_pthread_spin_lock(pthread_spinlock_t *m)
 }
 int __wrap_pthread_spin_trylock(pthread_spinlock_t *m)
 {
-    return locked(__real_pthread_spin_trylock(m));
+    return first_try_fails() ? EBUSY : locked(__real_pthread_spin_trylock(m));
 }
 int __wrap_pthread_spin_unlock(pthread_spinlock_t *m)
 {

@@ -183,7 +183,10 @@ static void read_walks(uint64_t size, uint64_t items, const char *name, struct w
  * 2^32 (a 32-bit length), and past 2^53, where a double stops: a slice's
  * length or start computed through either rounds, and bytes are lost or
  * read twice. Up to 2^54, so that t x size fits in 64 bits for every item:
- * exact integer arithmetic of any usual form is right at all of them. */
+ * exact integer arithmetic of any usual form is right at all of them. The
+ * last four sizes are multiples of their items, so that the fair share is
+ * size / items exactly: a start rounded up by a double makes the slice
+ * before it one byte too long, with no gap and no overlap to show it. */
 static const struct walk_case {
     uint64_t size, items;
 } walk_cases[] = {
@@ -191,6 +194,8 @@ static const struct walk_case {
     {3 * (1ull << 24) + 1, 7}, {1000000007, 1000},       {(1ull << 32) + 7, 3},
     {(1ull << 32) + 1, 65536}, {(1ull << 53) + 1, 1},    {(1ull << 53) + 3, 3},
     {(1ull << 53) + 1, 1024},  {(1ull << 54) - 1, 1000}, {(1ull << 54) - 3, 65536},
+    {(1ull << 53) + 1, 3},     {(1ull << 53) + 3, 7},    {(1ull << 53) + 8, 1000},
+    {(1ull << 54) - 1, 7},
 };
 #define WALK_CASES ((int)(sizeof walk_cases / sizeof walk_cases[0]))
 
