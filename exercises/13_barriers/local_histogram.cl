@@ -1,9 +1,9 @@
 /*
- * local_histogram.cl - stage 04's kernel, a work-group's private histogram in
- * local memory merged into the global bins, with its barriers and its local
- * atomics taken out. It still gives the right count on some devices: find
- * out why it is wrong anyway, with Oclgrind (make race-report), and put back
- * exactly what is needed. Nothing else needs to change.
+ * local_histogram.cl - a work-group's private histogram in local memory,
+ * merged into the global bins, as in chapters 03 and 04; this one has data
+ * races. It still gives the right count on some devices: find out why it is
+ * wrong anyway, with Oclgrind (make race-report), and fix each race with no
+ * more than it needs. Nothing else needs to change.
  */
 
 #define BINS 256

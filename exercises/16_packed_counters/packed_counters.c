@@ -25,11 +25,14 @@ static void flush(uint32_t words[WORDS], unsigned int totals[BINS], unsigned int
     (void)bin;
 }
 
-/* Adds one to bin's half, flushing it first when one more would not fit. */
+/* Adds one to bin's count, in bin's half; no half ever passes HALF_MAX. */
 static void add_one(uint32_t words[WORDS], unsigned int totals[BINS], unsigned int bin)
 {
-    /* TODO: add one to bin's half of words[bin / 2]; when the half already
-     * holds HALF_MAX, flush it first (see the README's hints). */
+    /* TODO: add one to bin's half of words[bin / 2]. What you must keep
+     * true: no half ever holds more than HALF_MAX, so the other half of the
+     * word never changes; a half is flushed only once it holds at least
+     * 32768; and totals plus halves give every bin's count (the README's
+     * task and hints). */
     (void)words;
     (void)totals;
     (void)bin;
