@@ -1,11 +1,11 @@
 /*
  * check_generalized.c - exercise 17 gives stage 08's library three types of
  * its own. The check sees, in order: that the combines keep the laws the
- * library relies on (the program's --laws, on the host); that soft_bins
+ * library relies on (the program's --laws, on the host); that spline_bins
  * splits each chosen key as the README says (its outputs, against a split
  * this file works out itself, in double); and, where a GPU is, that every bin
- * the library makes with them matches this file's own CPU answer, soft bins
- * within a float tolerance, the brightest picks and darkest values bit for
+ * the library makes with them matches this file's own CPU answer, spline
+ * bins within a float tolerance, the nearest picks and darkest values bit for
  * bit, on sizes around the 16-byte item, every data kind, each placement of
  * the bins, and a photograph. The first two groups need no GPU: without one,
  * a wrong type fails here, and a right one is reported not checked (77).
@@ -63,10 +63,10 @@ static void says_yes(const struct ran *r, const char *args, const char *start)
 
 /* ------------------------------------------------- 1: the combines' laws -- */
 
-static const char *const combine_lines[] = {"brightest:  associative", "brightest:  commutative",
-                                            "brightest:  identity()",  "brightest:  the brighter",
-                                            "darkest:    associative", "darkest:    commutative",
-                                            "darkest:    identity()",  "darkest:    the smaller"};
+static const char *const combine_lines[] = {"nearest_hue: associative", "nearest_hue: commutative",
+                                            "nearest_hue: identity()",  "nearest_hue: the nearer",
+                                            "darkest:     associative", "darkest:     commutative",
+                                            "darkest:     identity()",  "darkest:     the smaller"};
 #define COMBINE_LINES ((int)(sizeof combine_lines / sizeof combine_lines[0]))
 #define LAW_SEEDS     3
 
@@ -86,21 +86,34 @@ END_TEST
 /* ------------------------------------------- 2: the transform's outputs -- */
 
 /* Key x's split, worked out here from the README's words: x's place p, in
- * bin widths from bin 0's centre, held between the first centre and the last
- * (past them, the end bin has it all); each bin whose centre is less than
- * one bin width from p takes 1 - |p - b|. Nothing outside [lo, hi), nor for
- * NaN. Returns the bins that take a share, and the place before it was held. */
-static int exact_split(double lo, double hi, unsigned bins, float x, unsigned bin[2],
-                       double weight[2], double *place)
+ * bin widths from bin 0's centre; c, the bin whose centre is nearest, and
+ * d = p - c, from -0.5 to 0.5; bins c - 1, c and c + 1 take the quadratic
+ * B-spline's weights 0.5 (0.5 - d)^2, 0.75 - d^2 and 0.5 (0.5 + d)^2, and a
+ * share for a bin before the first or past the last stays in that end bin.
+ * Nothing outside [lo, hi), nor for NaN. Returns the bins that take a share,
+ * each once, with how many of the key's three shares each holds, and c. */
+static int exact_split(double lo, double hi, unsigned bins, float x, unsigned bin[3],
+                       double weight[3], int shares[3], long *centre)
 {
     if (!(x >= lo && x < hi))
         return 0;
-    *place = ((double)x - lo) * bins / (hi - lo) - 0.5;
-    double p = fmin(fmax(*place, 0.0), bins - 1.0);
+    double p = ((double)x - lo) * bins / (hi - lo) - 0.5;
+    long c = (long)floor(p + 0.5), last = (long)bins - 1;
+    c = c < 0 ? 0 : c > last ? last : c; /* a key that rounds onto hi: the last bin's */
+    double d = p - c;
+    const double share[3] = {0.5 * (0.5 - d) * (0.5 - d), 0.75 - d * d,
+                             0.5 * (0.5 + d) * (0.5 + d)};
     int pairs = 0;
-    for (long b = (long)ceil(p - 1); b <= (long)floor(p + 1); b++)
-        if (b >= 0 && b < (long)bins && fabs(p - b) < 1 && pairs < 2)
-            bin[pairs] = (unsigned)b, weight[pairs++] = 1 - fabs(p - b);
+    for (long b = c - 1; b <= c + 1; b++) {
+        unsigned held = (unsigned)(b < 0 ? 0 : b > last ? last : b);
+        int at = 0;
+        while (at < pairs && bin[at] != held)
+            at++;
+        if (at == pairs)
+            bin[pairs] = held, weight[pairs] = 0, shares[pairs++] = 0;
+        weight[at] += share[b - c + 1], shares[at]++;
+    }
+    *centre = c;
     return pairs;
 }
 
@@ -111,13 +124,13 @@ static double split_tolerance(unsigned bins)
     return 8.0 * (bins + 1) * 0x1p-24;
 }
 
-/* The program prints, with --laws --print-bins, what soft_bins gave each key
- * it tried, each key alone in an item: "key X in [LO, HI) of B bins: bin b:
- * w, ..." (X, LO, HI floats in 9 digits, which read back exactly) or "...:
- * nothing". Each is compared
- * here, bin by bin, with exact_split; and enough keys of each kind must have
- * been tried: between two centres, past an end bin's centre, outside. */
-START_TEST(test_soft_bins_splits_every_chosen_key_as_the_readme_says)
+/* The program prints, with --laws --print-bins, what spline_bins gave each
+ * key it tried, each key alone in an item: "key X in [LO, HI) of B bins: bin
+ * b: w, ..." (X, LO, HI floats in 9 digits, which read back exactly) or
+ * "...: nothing". Each is compared here, bin by bin, with exact_split; and
+ * enough keys of each kind must have been tried: with all three nearest bins
+ * inside, in an end bin (a share past the end), outside. */
+START_TEST(test_spline_bins_splits_every_chosen_key_as_the_readme_says)
 {
     const char *args = "--laws --print-bins";
     struct ran r = run_program(args);
@@ -126,9 +139,10 @@ START_TEST(test_soft_bins_splits_every_chosen_key_as_the_readme_says)
     int between = 0, ends = 0, outside = 0;
     for (const char *line = r.out; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
         float x, lo, hi;
-        unsigned bins, got_bin[16], bin[2];
-        double got_weight[16], weight[2], place = 0;
-        int used = 0, got = 0;
+        unsigned bins, got_bin[16], bin[3];
+        double got_weight[16], weight[3];
+        int used = 0, got = 0, shares[3];
+        long centre = 0;
         if (sscanf(line, "key %f in [%f, %f) of %u bins:%n", &x, &lo, &hi, &bins, &used) != 4)
             continue;
         int length = (int)strcspn(line, "\n");
@@ -138,9 +152,9 @@ START_TEST(test_soft_bins_splits_every_chosen_key_as_the_readme_says)
                  got < 16 && sscanf(p, " bin %u: %lf%n", &got_bin[got], &got_weight[got], &n) == 2;
                  p += n + (p[n] == ','))
                 got++;
-        int pairs = exact_split(lo, hi, bins, x, bin, weight, &place);
-        outside += !pairs, ends += pairs && (place < 0 || place >= bins - 1);
-        between += pairs && place >= 0 && place < bins - 1;
+        int pairs = exact_split(lo, hi, bins, x, bin, weight, shares, &centre);
+        bool end = centre == 0 || centre == (long)bins - 1;
+        outside += !pairs, ends += pairs && end, between += pairs && !end;
         /* every bin named on either side: the same weight on both, within the tolerance */
         for (int side = 0; side < 2; side++)
             for (int k = 0; k < (side ? pairs : got); k++) {
@@ -150,41 +164,39 @@ START_TEST(test_soft_bins_splits_every_chosen_key_as_the_readme_says)
                     sum += got_bin[g] == b ? got_weight[g] : 0;
                 for (int w = 0; w < pairs; w++)
                     sum -= bin[w] == b ? weight[w] : 0;
-                char wanted[96] = "nothing: it is outside [lo, hi)";
-                if (pairs == 1)
-                    snprintf(wanted, sizeof wanted, "bin %u: 1", bin[0]);
-                else if (pairs == 2)
-                    snprintf(wanted, sizeof wanted, "bin %u: %.9g, bin %u: %.9g", bin[0], weight[0],
-                             bin[1], weight[1]);
+                char wanted[160] = "nothing: it is outside [lo, hi)";
+                for (int w = 0, at = 0; w < pairs; w++)
+                    at += snprintf(wanted + at, sizeof wanted - at, "%sbin %u: %.9g", w ? ", " : "",
+                                   bin[w], weight[w]);
                 ck_assert_msg(fabs(sum) <= split_tolerance(bins) && b < bins,
-                              "soft_bins gives %.*s\n  but that key's place is %.9g bin widths "
-                              "from bin 0's centre: it should give %s",
-                              length, line, place, wanted);
+                              "spline_bins gives %.*s\n  but that key's nearest centre is bin "
+                              "%ld's: it should give %s",
+                              length, line, centre, wanted);
             }
     }
     ck_assert_msg(between >= 40 && ends >= 20 && outside >= 20,
-                  "%s: too few keys tried (%d between two centres, %d past an end bin's centre, "
+                  "%s: too few keys tried (%d with three bins inside, %d in an end bin, "
                   "%d outside):\n%.1500s",
                   args, between, ends, outside, r.out);
     free_ran(&r);
 }
 END_TEST
 
-/* What the program checks itself with soft_bins' own items: at most
- * soft_bins::outputs from an item of 4 keys (the library's contract), every
+/* What the program checks itself with spline_bins' own items: at most
+ * spline_bins::outputs from an item of 4 keys (the library's contract), every
  * bin below bins(), and nothing for an item's keys past the input's end. */
-START_TEST(test_soft_bins_items_keep_the_librarys_contract)
+START_TEST(test_spline_bins_items_keep_the_librarys_contract)
 {
     const char *args = "--laws";
     struct ran r = run_program(args);
     ck_assert_msg(r.status == EXIT_OK || r.status == EXIT_FAILED, "%s: %s, stderr: %.1500s", args,
                   meaning(r.status), r.err);
-    says_yes(&r, args, "soft_bins:  every bin it emits below bins()");
-    says_yes(&r, args, "soft_bins:  at most outputs");
-    says_yes(&r, args, "soft_bins:  nothing for an item's keys past the input's last");
-    says_yes(&r, args, "soft_bins:  a key between two");
-    says_yes(&r, args, "soft_bins:  a key past the first");
-    says_yes(&r, args, "soft_bins:  a key outside");
+    says_yes(&r, args, "spline_bins: every bin it emits below bins()");
+    says_yes(&r, args, "spline_bins: at most outputs");
+    says_yes(&r, args, "spline_bins: nothing for an item's keys past the input's last");
+    says_yes(&r, args, "spline_bins: a key between the end bins");
+    says_yes(&r, args, "spline_bins: a key in an end bin");
+    says_yes(&r, args, "spline_bins: a key outside");
     free_ran(&r);
 }
 END_TEST
@@ -218,7 +230,7 @@ START_TEST(test_bad_usage_is_refused_before_the_gpu)
 }
 END_TEST
 
-/* ------------------------------------------------- 4, 5: soft bins, GPU -- */
+/* ----------------------------------------------- 4, 5: spline bins, GPU -- */
 
 /* The f32 keys the program makes from n generated 4-byte words: the top 24
  * bits over 2^24, a float in [0, 1). */
@@ -238,22 +250,25 @@ static float *generated_keys(size_t size, enum data_kind kind, uint64_t seed)
 }
 
 /* Runs the program on keys with args and asserts exit 0, "verified: yes" and
- * every bin it prints within the tolerance of the exact soft bins worked out
- * here: a float sum of k terms in any order is within (k - 1) 2^-24 of the
- * sum of their magnitudes (Higham, 4.2), and each term, a weight worked out
- * in float, within split_tolerance. */
-static void check_soft(const float *keys, size_t n, float lo, float hi, unsigned bins,
-                       const char *args)
+ * every bin it prints within the tolerance of the exact spline bins worked
+ * out here: a float sum of k terms in any order is within (k - 1) 2^-24 of
+ * the sum of their magnitudes (Higham, 4.2), and each term, a weight worked
+ * out in float, within split_tolerance. A key's shares are k terms each, as
+ * the GPU adds them, even two or three in one end bin. */
+static void check_spline(const float *keys, size_t n, float lo, float hi, unsigned bins,
+                         const char *args)
 {
     double *sums = calloc(bins, sizeof *sums), *tolerance = calloc(bins, sizeof *tolerance);
     unsigned *terms = calloc(bins, sizeof *terms);
     ck_assert(sums && tolerance && terms);
     for (size_t i = 0; i < n; i++) {
-        unsigned bin[2];
-        double weight[2], place;
-        int pairs = exact_split(lo, hi, bins, keys[i], bin, weight, &place);
+        unsigned bin[3];
+        double weight[3];
+        int shares[3];
+        long centre;
+        int pairs = exact_split(lo, hi, bins, keys[i], bin, weight, shares, &centre);
         for (int k = 0; k < pairs; k++)
-            sums[bin[k]] += weight[k], tolerance[bin[k]] += weight[k], terms[bin[k]]++;
+            sums[bin[k]] += weight[k], tolerance[bin[k]] += weight[k], terms[bin[k]] += shares[k];
     }
     struct ran r = run_program(args);
     ck_assert_msg(r.status == EXIT_OK, "%s: %s, stderr: %.1500s", args, meaning(r.status), r.err);
@@ -269,8 +284,8 @@ static void check_soft(const float *keys, size_t n, float lo, float hi, unsigned
                       next);
         double tol = (terms[b] + 2) * tolerance[b] * 0x1p-24 + terms[b] * split_tolerance(bins);
         ck_assert_msg(fabs(got - sums[b]) <= tol,
-                      "%s: bin %u holds %.9g, the exact soft bin is %.9g (tolerance %.3g)", args, b,
-                      got, sums[b], tol);
+                      "%s: bin %u holds %.9g, the exact spline bin is %.9g (tolerance %.3g)", args,
+                      b, got, sums[b], tol);
         next++;
     }
     ck_assert_msg(next == bins, "%s: %u bins printed, not %u", args, next, bins);
@@ -280,18 +295,18 @@ static void check_soft(const float *keys, size_t n, float lo, float hi, unsigned
 
 /* Around the 16-byte item (4 keys): none, one key, one short of an item, one
  * item, one key past it; a prime number of keys; and some 4 MB. */
-static const size_t soft_sizes[] = {0, 4, 12, 16, 20, 60, 64, 68, 4 * 10007, 4000000};
-#define SOFT_SIZES ((int)(sizeof soft_sizes / sizeof soft_sizes[0]))
+static const size_t spline_sizes[] = {0, 4, 12, 16, 20, 60, 64, 68, 4 * 10007, 4000000};
+#define SPLINE_SIZES ((int)(sizeof spline_sizes / sizeof spline_sizes[0]))
 
-START_TEST(test_soft_bins_on_the_gpu_match_for_every_size_and_kind)
+START_TEST(test_spline_bins_on_the_gpu_match_for_every_size_and_kind)
 {
-    size_t size = soft_sizes[_i / 4];
+    size_t size = spline_sizes[_i / 4];
     enum data_kind kind = (enum data_kind)(_i % 4);
     float *keys = generated_keys(size, kind, 100 + _i);
     char args[256];
     snprintf(args, sizeof args, "--size %zu --data %s --seed %d --bins 100 --reps 1 --print-bins",
              size, data_kind_name(kind), 100 + _i);
-    check_soft(keys, size / 4, 0, 1, 100, args);
+    check_spline(keys, size / 4, 0, 1, 100, args);
     free(keys);
 }
 END_TEST
@@ -304,7 +319,7 @@ static const struct {
     float lo, hi;
     unsigned bins;
     const char *extra;
-} soft_cases[] = {
+} spline_cases[] = {
     {0, 1, 1, ""},
     {-1.5f, 2.5f, 7, "--range -1.5:2.5"},
     {0.25f, 0.75f, 10, "--range 0.25:0.75"},
@@ -314,23 +329,24 @@ static const struct {
     {0, 1, 1000, "--variant per-block"},
     {0, 1, 1000, "--variant global"},
 };
-#define SOFT_CASES ((int)(sizeof soft_cases / sizeof soft_cases[0]))
+#define SPLINE_CASES ((int)(sizeof spline_cases / sizeof spline_cases[0]))
 
-START_TEST(test_soft_bins_on_the_gpu_match_for_every_range_bins_and_placement)
+START_TEST(test_spline_bins_on_the_gpu_match_for_every_range_bins_and_placement)
 {
     size_t size = 4000004;
     float *keys = generated_keys(size, DATA_UNIFORM, 7);
     char args[256];
     snprintf(args, sizeof args, "--size %zu --seed 7 --bins %u %s --reps 1 --print-bins", size,
-             soft_cases[_i].bins, soft_cases[_i].extra);
-    check_soft(keys, size / 4, soft_cases[_i].lo, soft_cases[_i].hi, soft_cases[_i].bins, args);
+             spline_cases[_i].bins, spline_cases[_i].extra);
+    check_spline(keys, size / 4, spline_cases[_i].lo, spline_cases[_i].hi, spline_cases[_i].bins,
+                 args);
     free(keys);
 }
 END_TEST
 
 /* A file of floats as they are: NaN, the infinities, negatives, 0 and -0,
  * the range's ends and keys just inside them, between uniform ones. */
-START_TEST(test_soft_bins_on_the_gpu_give_nothing_for_keys_outside_the_range)
+START_TEST(test_spline_bins_on_the_gpu_give_nothing_for_keys_outside_the_range)
 {
     enum { N = 40003 };
     float *keys = generated_keys(4 * (size_t)N, DATA_UNIFORM, 9);
@@ -344,54 +360,66 @@ START_TEST(test_soft_bins_on_the_gpu_give_nothing_for_keys_outside_the_range)
     FILE *f = fdopen(fd, "wb");
     ck_assert(f && fwrite(keys, 4, N, f) == N && fclose(f) == 0);
     snprintf(args, sizeof args, "--file %s --bins 10 --reps 1 --print-bins", path);
-    check_soft(keys, N, 0, 1, 10, args);
+    check_spline(keys, N, 0, 1, 10, args);
     unlink(path);
     free(keys);
 }
 END_TEST
 
-/* ----------------------------------------- 6: brightest, darkest, GPU -- */
+/* ------------------------------------------ 6: nearest_hue, darkest, GPU -- */
+
+/* How far the hue of a pixel in hue bin `bin` is from the bin's centre, in
+ * thousandths of a bin width, as the README defines it: the thousandth of
+ * the bin its hue falls in (hsv.h's hue bin of 1000 times the bins), counted
+ * from the middle one. */
+static unsigned hue_distance(const unsigned char *c, unsigned bins, unsigned bin)
+{
+    long from = (long)hsv_of(c[0], c[1], c[2], 1000 * bins).hue_bin - 1000L * bin - 500;
+    return (unsigned)labs(from);
+}
 
 /* Runs the program on n pixels with args; asserts exit 0, both reports
- * verified, and every bin of both as worked out here: the brightest pixel
- * (its largest channel; of two as bright, the first) and the least
- * brightness of each hue; an empty bin holds the identities, brightness 0 at
+ * verified, and every bin of both as worked out here: the pixel whose hue is
+ * nearest its bin's centre (of two as near, the first) and the least
+ * brightness of each hue; an empty bin holds the identities, distance and
  * pixel 2^32 - 1, and 2^32 - 1. */
 static void check_pixels(const unsigned char *rgb, size_t n, unsigned bins, const char *args)
 {
     unsigned *best = malloc(2 * sizeof *best * bins), *least = malloc(sizeof *least * bins);
     ck_assert(best && least);
     for (unsigned b = 0; b < bins; b++)
-        best[2 * b] = 0, best[2 * b + 1] = 0xffffffffu, least[b] = 0xffffffffu;
+        best[2 * b] = 0xffffffffu, best[2 * b + 1] = 0xffffffffu, least[b] = 0xffffffffu;
     for (size_t p = 0; p < n; p++) {
         const unsigned char *c = rgb + 3 * p;
         struct hsv h = hsv_of(c[0], c[1], c[2], bins); /* stage 08's rule, hsv.h */
         unsigned bin = h.hue_bin, v = h.value;
         if (bin == NO_BIN)
             continue;
-        if (v > best[2 * bin])
-            best[2 * bin] = v, best[2 * bin + 1] = (unsigned)p;
+        unsigned distance = hue_distance(c, bins, bin);
+        if (distance < best[2 * bin])
+            best[2 * bin] = distance, best[2 * bin + 1] = (unsigned)p;
         least[bin] = v < least[bin] ? v : least[bin];
     }
     struct ran r = run_program(args);
     ck_assert_msg(r.status == EXIT_OK, "%s: %s, stderr: %.1500s", args, meaning(r.status), r.err);
     const char *second = strstr(r.out, "\nverified:   yes");
     ck_assert_msg(second && strstr(second + 1, "\nverified:   yes"),
-                  "%s: not two 'verified: yes' lines (brightest, darkest):\n%.1500s", args, r.out);
+                  "%s: not two 'verified: yes' lines (nearest_hue, darkest):\n%.1500s", args,
+                  r.out);
     unsigned picks = 0, minima = 0;
     for (const char *line = r.out; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
         unsigned b, v, pixel;
         if (!isdigit((unsigned char)*line))
             continue;
-        if (sscanf(line, "%u: brightness %u, pixel %u", &b, &v, &pixel) == 3) {
-            ck_assert_msg(b == picks, "%s: brightest: bin %u printed where %u was due", args, b,
+        if (sscanf(line, "%u: distance %u, pixel %u", &b, &v, &pixel) == 3) {
+            ck_assert_msg(b == picks, "%s: nearest_hue: bin %u printed where %u was due", args, b,
                           picks);
             ck_assert_msg(v == best[2 * b] && pixel == best[2 * b + 1],
-                          "%s: brightest: bin %u holds brightness %u, pixel %u; the brightest "
-                          "pixel of that hue (the first, of two as bright) is brightness %u, "
-                          "pixel %u%s",
+                          "%s: nearest_hue: bin %u holds distance %u, pixel %u; the pixel of "
+                          "that hue nearest its centre (the first, of two as near) is distance "
+                          "%u, pixel %u%s",
                           args, b, v, pixel, best[2 * b], best[2 * b + 1],
-                          best[2 * b] ? "" : " (no pixel: the identity)");
+                          best[2 * b + 1] == 0xffffffffu ? " (no pixel: the identity)" : "");
             picks++;
         } else if (sscanf(line, "%u: darkest %u", &b, &v) == 2) {
             ck_assert_msg(b == minima, "%s: darkest: bin %u printed where %u was due", args, b,
@@ -414,7 +442,7 @@ static void check_pixels(const unsigned char *rgb, size_t n, unsigned bins, cons
 static const size_t pixel_sizes[] = {0, 3, 15, 45, 48, 51, 3 * 10007, 3000000};
 #define PIXEL_SIZES ((int)(sizeof pixel_sizes / sizeof pixel_sizes[0]))
 
-START_TEST(test_brightest_and_darkest_on_the_gpu_match_for_every_size_and_kind)
+START_TEST(test_nearest_hue_and_darkest_on_the_gpu_match_for_every_size_and_kind)
 {
     size_t size = pixel_sizes[_i / 4];
     enum data_kind kind = (enum data_kind)(_i % 4);
@@ -434,7 +462,7 @@ END_TEST
 static const unsigned image_bins[] = {1, 36, 360};
 #define IMAGE_BINS ((int)(sizeof image_bins / sizeof image_bins[0]))
 
-START_TEST(test_brightest_and_darkest_of_the_photograph_match)
+START_TEST(test_nearest_hue_and_darkest_of_the_photograph_match)
 {
     struct image img;
     char why[512], args[256];
@@ -448,10 +476,10 @@ END_TEST
 
 /* ----------------------------------------- 7: the default input, the CSV -- */
 
-START_TEST(test_default_is_soft_bins_of_the_books_100_mib)
+START_TEST(test_default_is_spline_bins_of_the_books_100_mib)
 {
     float *keys = generated_keys((size_t)100 << 20, DATA_UNIFORM, 1);
-    check_soft(keys, (size_t)25 << 20, 0, 1, 1000, "--reps 1 --print-bins");
+    check_spline(keys, (size_t)25 << 20, 0, 1, 1000, "--reps 1 --print-bins");
     free(keys);
 }
 END_TEST
@@ -470,7 +498,7 @@ START_TEST(test_csv_prints_header_and_a_verified_row_per_placement)
         end = strchr(row, '\n');
         ck_assert_msg(end != NULL, "%s: a row without its line's end: %s", args, row);
         *end = '\0';
-        ck_assert_msg(strncmp(row, "17_generalized,soft/", 20) == 0, "%s: row starts wrong: %s",
+        ck_assert_msg(strncmp(row, "17_generalized,spline/", 22) == 0, "%s: row starts wrong: %s",
                       args, row);
         ck_assert_msg(strstr(row, ",skewed,4096,"), "%s: data and bytes: %s", args, row);
         ck_assert_msg(strcmp(row + strlen(row) - 4, ",yes") == 0, "%s: not verified: %s", args,
@@ -494,8 +522,8 @@ int main(int argc, char **argv)
     add_tcase(suite, laws, LAW_SEEDS);
 
     TCase *outputs = exercise_tcase("the transform's outputs, on the host", 3);
-    tcase_add_test(outputs, test_soft_bins_splits_every_chosen_key_as_the_readme_says);
-    tcase_add_test(outputs, test_soft_bins_items_keep_the_librarys_contract);
+    tcase_add_test(outputs, test_spline_bins_splits_every_chosen_key_as_the_readme_says);
+    tcase_add_test(outputs, test_spline_bins_items_keep_the_librarys_contract);
     add_tcase(suite, outputs, 2);
 
     TCase *usage = exercise_tcase("bad usage refused, before the GPU", 0);
@@ -504,25 +532,29 @@ int main(int argc, char **argv)
 
     /* With the library, on the GPU: without one, the program exits 77 and
      * these are counted as not run. */
-    TCase *soft = exercise_tcase("soft bins on the GPU, every size and kind", 5);
-    tcase_add_loop_test(soft, test_soft_bins_on_the_gpu_match_for_every_size_and_kind, 0,
-                        SOFT_SIZES * 4);
-    add_if_runnable(suite, soft, SOFT_SIZES * 4);
+    TCase *spline = exercise_tcase("spline bins on the GPU, every size and kind", 5);
+    tcase_add_loop_test(spline, test_spline_bins_on_the_gpu_match_for_every_size_and_kind, 0,
+                        SPLINE_SIZES * 4);
+    add_if_runnable(suite, spline, SPLINE_SIZES * 4);
 
-    TCase *placed = exercise_tcase("soft bins on the GPU, every range, bins and placement", 5);
-    tcase_add_loop_test(placed, test_soft_bins_on_the_gpu_match_for_every_range_bins_and_placement,
-                        0, SOFT_CASES);
-    tcase_add_test(placed, test_soft_bins_on_the_gpu_give_nothing_for_keys_outside_the_range);
-    add_if_runnable(suite, placed, SOFT_CASES + 1);
+    TCase *placed = exercise_tcase("spline bins on the GPU, every range, bins and placement", 5);
+    tcase_add_loop_test(placed,
+                        test_spline_bins_on_the_gpu_match_for_every_range_bins_and_placement, 0,
+                        SPLINE_CASES);
+    tcase_add_test(placed, test_spline_bins_on_the_gpu_give_nothing_for_keys_outside_the_range);
+    add_if_runnable(suite, placed, SPLINE_CASES + 1);
 
-    TCase *pixels = exercise_tcase("brightest and darkest on the GPU, pixels and a photograph", 5);
-    tcase_add_loop_test(pixels, test_brightest_and_darkest_on_the_gpu_match_for_every_size_and_kind,
-                        0, PIXEL_SIZES * 4);
-    tcase_add_loop_test(pixels, test_brightest_and_darkest_of_the_photograph_match, 0, IMAGE_BINS);
+    TCase *pixels =
+        exercise_tcase("nearest_hue and darkest on the GPU, pixels and a photograph", 5);
+    tcase_add_loop_test(pixels,
+                        test_nearest_hue_and_darkest_on_the_gpu_match_for_every_size_and_kind, 0,
+                        PIXEL_SIZES * 4);
+    tcase_add_loop_test(pixels, test_nearest_hue_and_darkest_of_the_photograph_match, 0,
+                        IMAGE_BINS);
     add_if_runnable(suite, pixels, PIXEL_SIZES * 4 + IMAGE_BINS);
 
     TCase *whole = exercise_tcase("the default input, the book's 100 MiB, and the CSV", 0);
-    tcase_add_test(whole, test_default_is_soft_bins_of_the_books_100_mib);
+    tcase_add_test(whole, test_default_is_spline_bins_of_the_books_100_mib);
     tcase_add_test(whole, test_csv_prints_header_and_a_verified_row_per_placement);
     add_if_runnable(suite, whole, 2);
     return run_exercise(suite);

@@ -1,18 +1,19 @@
 /*
  * Exercise 17 - stage 08's library with types of your own: a transform that
- * splits each f32 key's count of 1 between the two nearest bins (soft
- * binning), and two combines the library runs in a compare-and-swap loop, the
- * brightest pixel of each hue and the darkest value. The library combines a
- * bin's values in any order and any grouping, so the program first checks
- * your combines' laws and your transform's outputs on the host (--laws, no GPU
- * needed), then runs the library with them and checks every bin against the
- * CPU. Yours: generalized_yours.cuh.
+ * splits each f32 key's count of 1 among the three nearest bins (quadratic
+ * spline binning), and two combines the library runs in a compare-and-swap
+ * loop: per hue bin, the pixel whose hue is nearest the bin's centre, and the
+ * darkest value. The library combines a bin's values in any order and any
+ * grouping, so the program first checks your combines' laws and your
+ * transform's outputs on the host (--laws, no GPU needed), then runs the
+ * library with them and checks every bin against the CPU. Yours:
+ * generalized_yours.cuh.
  *
  *   make run ARGS=--laws                         the host checks, on any machine
- *   make run                                     soft bins of the book's 100 MiB as f32 keys
+ *   make run                                     spline bins of the book's 100 MiB as f32 keys
  *   make run ARGS='--size 1M --bins 10 --range 0.25:0.75 --print-bins'
  *   make run ARGS='--image ../../data/chelsea.bmp --bins 36 --print-bins'
- *                                                per hue bin: the brightest pixel, the darkest value
+ *                                                per hue bin: the nearest pixel, the darkest value
  */
 #include "book.h"
 #include "harness_cuda.h"
@@ -32,51 +33,66 @@ struct keys_in {
 };
 
 /* Even bins over [lo, hi): scale = bins / (hi - lo), worked out in float. */
-struct soft_range {
+struct key_range {
     float lo, hi, scale;
     unsigned bins;
 };
 
-static soft_range soft_range_of(float lo, float hi, unsigned bins)
+static key_range key_range_of(float lo, float hi, unsigned bins)
 {
     return {lo, hi, (float)bins / (hi - lo), bins};
 }
 
-/* A pixel's brightness (its largest channel) and its index: 8 bytes. */
+/* How far a pixel's hue lies from its hue bin's centre (in thousandths of a
+ * bin width: 0 to 500, so that many pixels tie) and which pixel it is: 8 bytes. */
 struct pick {
-    unsigned brightness, pixel;
+    unsigned distance, pixel;
 };
 
-/* Yours: soft_bins, brightest and darkest. */
+/* Yours: spline_bins, nearest_hue and darkest. */
 #include "generalized_yours.cuh"
 
-/* The soft bins' combine: a float sum per bin, the hardware's atomicAdd. */
-typedef gh_parts<float, GH_ADD_F32> soft_sums;
+/* The spline bins' combine: a float sum per bin, the hardware's atomicAdd. */
+typedef gh_parts<float, GH_ADD_F32> spline_sums;
 
-/* ------------------------------------------------------ soft binning, exact -- */
+/* ---------------------------------------------------- spline binning, exact -- */
 
 /* What key x should give, worked out here in double, not from yours, as a
- * definition: x's place p, in bin widths from bin 0's centre, held between
- * the first centre and the last (what lies past them is the end bin's); bin
- * b takes max(0, 1 - |p - b|) of the key, a tent on its centre one bin width
- * either side. Returns the bins that take a share (1 or 2; 0 outside [lo,
- * hi) and for NaN) and the place before it was held. */
-static int exact_split(const soft_range &r, float x, unsigned bin[2], double weight[2],
-                       double *place)
+ * definition: x's place p, in bin widths from bin 0's centre; c, the bin
+ * whose centre is nearest (held to a bin), and d = p - c; bins c - 1, c and
+ * c + 1 take 0.5 (0.5 - d)^2, 0.75 - d^2 and 0.5 (0.5 + d)^2, and a share
+ * for a bin before the first or past the last goes to that end bin. Returns
+ * the bins that take a share, each once (1 to 3; 0 outside [lo, hi) and for
+ * NaN), with how many of the key's three shares each holds, and c. */
+static int exact_split(const key_range &r, float x, unsigned bin[3], double weight[3],
+                       int shares[3], long *centre)
 {
     if (!(x >= r.lo && x < r.hi))
         return 0;
-    *place = ((double)x - r.lo) * r.bins / ((double)r.hi - r.lo) - 0.5;
-    double p = fmin(fmax(*place, 0.0), r.bins - 1.0);
+    double p = ((double)x - r.lo) * r.bins / ((double)r.hi - r.lo) - 0.5;
+    long c = (long)floor(p + 0.5), last = (long)r.bins - 1;
+    c = c < 0 ? 0 : c > last ? last : c;
+    double d = p - c;
+    const double share[3] = {0.5 * (0.5 - d) * (0.5 - d), 0.75 - d * d,
+                             0.5 * (0.5 + d) * (0.5 + d)};
     int pairs = 0;
-    for (unsigned b = (unsigned)p; b <= (unsigned)p + 1 && b < r.bins; b++)
-        if (fabs(p - b) < 1)
-            bin[pairs] = b, weight[pairs++] = 1 - fabs(p - b);
+    for (int k = 0; k < 3; k++) {
+        long b = c - 1 + k;
+        unsigned held = (unsigned)(b < 0 ? 0 : b > last ? last : b);
+        int at = 0;
+        while (at < pairs && bin[at] != held)
+            at++;
+        if (at == pairs)
+            bin[pairs] = held, weight[pairs] = 0, shares[pairs++] = 0;
+        weight[at] += share[k], shares[at]++;
+    }
+    *centre = c;
     return pairs;
 }
 
 /* How far a weight worked out in float may be from the exact one: p is a few
- * roundings of a number up to bins, each within 2^-24 of it. */
+ * roundings of a number up to bins, each within 2^-24 of it, and a weight
+ * moves by at most as much as p. */
 static double split_tolerance(unsigned bins)
 {
     return 8.0 * (bins + 1) * 0x1p-24;
@@ -87,6 +103,17 @@ static double split_tolerance(unsigned bins)
 /* A pixel's hue bin and brightness (its largest channel): stage 08's hsv_of,
  * in hsv.h. A grey pixel has no hue (NO_BIN). */
 
+/* How far the hue of a pixel in hue bin `bin` lies from the bin's centre, in
+ * thousandths of a bin width: the thousandth of its bin that its hue falls in
+ * (stage 08's hue bin of 1000 times the bins, exact), counted from the
+ * bin's middle one, 0 to 500. */
+__host__ __device__ static unsigned hue_distance(unsigned r, unsigned g, unsigned b, unsigned bins,
+                                                 unsigned bin)
+{
+    int from = (int)(hsv_of(r, g, b, 1000 * bins).hue_bin - 1000 * bin) - 500;
+    return (unsigned)(from < 0 ? -from : from);
+}
+
 /* n pixels, 3 bytes each: R, G, B. */
 struct pixels_in {
     const unsigned char *rgb;
@@ -94,7 +121,7 @@ struct pixels_in {
 };
 
 /* The given transform: each pixel with a hue emits once, in its hue bin, a
- * pick (for brightest) or its brightness alone (for darkest). */
+ * pick (for nearest_hue) or its brightness alone (for darkest). */
 template <typename C> struct pixel_hues {
     struct rgb {
         unsigned char r, g, b;
@@ -121,7 +148,7 @@ template <typename C> struct pixel_hues {
         if (c.hue_bin == NO_BIN)
             return;
         if constexpr (std::is_same<typename C::value_type, pick>::value)
-            out(c.hue_bin, pick{c.value, (unsigned)i});
+            out(c.hue_bin, pick{hue_distance(p.r, p.g, p.b, hue_bins, c.hue_bin), (unsigned)i});
         else
             out(c.hue_bin, c.value);
     }
@@ -132,7 +159,7 @@ template <typename C> struct pixel_hues {
 
 /* -------------------------------------------------------- the CPU's answer -- */
 
-/* The CPU's values and how the GPU's are checked against them: soft bins
+/* The CPU's values and how the GPU's are checked against them: spline bins
  * within a tolerance, picks and minima bit for bit. */
 struct expected {
     unsigned bins, words; /* words a bin: 1, or 2 for a pick */
@@ -146,7 +173,7 @@ struct expected {
  * magnitudes' sum of the exact one (Higham, Accuracy and Stability of
  * Numerical Algorithms, 4.2); each GPU term is a float split, within
  * split_tolerance of the exact one. */
-static void cpu_soft(const float *keys, size_t n, const soft_range &r, expected *e)
+static void cpu_spline(const float *keys, size_t n, const key_range &r, expected *e)
 {
     unsigned *terms = (unsigned *)calloc(r.bins, sizeof *terms);
     e->sums = (double *)calloc(r.bins, sizeof(double));
@@ -155,11 +182,14 @@ static void cpu_soft(const float *keys, size_t n, const soft_range &r, expected 
         fail("out of host memory for %u bins", r.bins);
     size_t inside = 0;
     for (size_t i = 0; i < n; i++) {
-        unsigned bin[2];
-        double weight[2], place;
-        int pairs = exact_split(r, keys[i], bin, weight, &place);
-        for (int k = 0; k < pairs; k++)
-            e->sums[bin[k]] += weight[k], e->tolerance[bin[k]] += weight[k], terms[bin[k]]++;
+        unsigned bin[3];
+        double weight[3];
+        int shares[3];
+        long centre;
+        int pairs = exact_split(r, keys[i], bin, weight, shares, &centre);
+        for (int k = 0; k < pairs; k++) /* the GPU adds each of a key's shares on its own */
+            e->sums[bin[k]] += weight[k], e->tolerance[bin[k]] += weight[k],
+                terms[bin[k]] += shares[k];
         inside += pairs > 0;
     }
     for (unsigned b = 0; b < r.bins; b++)
@@ -171,15 +201,16 @@ static void cpu_soft(const float *keys, size_t n, const soft_range &r, expected 
              r.lo, r.hi);
 }
 
-/* Per hue bin, the brightest pixel (of two as bright, the first) and the
- * least brightness, by one loop in pixel order. An empty bin holds what the
- * library starts each bin at, the combine's identity: a pick that every
- * pixel beats, and a value that every brightness is below. */
+/* Per hue bin, the pixel whose hue is nearest the bin's centre (of two as
+ * near, the first) and the least brightness, by one loop in pixel order. An
+ * empty bin holds what the library starts each bin at, the combine's
+ * identity: a pick that every pixel beats, and a value that every brightness
+ * is below. */
 static void cpu_pixels(const unsigned char *rgb, size_t n, unsigned bins, expected *picks,
                        expected *minima)
 {
     for (unsigned b = 0; b < bins; b++) {
-        picks->exact[2 * b] = 0, picks->exact[2 * b + 1] = 0xffffffffu;
+        picks->exact[2 * b] = 0xffffffffu, picks->exact[2 * b + 1] = 0xffffffffu;
         minima->exact[b] = 0xffffffffu;
     }
     size_t hued = 0;
@@ -190,8 +221,9 @@ static void cpu_pixels(const unsigned char *rgb, size_t n, unsigned bins, expect
         if (bin == NO_BIN)
             continue;
         hued++;
-        if (v > picks->exact[2 * bin])
-            picks->exact[2 * bin] = v, picks->exact[2 * bin + 1] = (unsigned)p;
+        unsigned distance = hue_distance(px[0], px[1], px[2], bins, bin);
+        if (distance < picks->exact[2 * bin])
+            picks->exact[2 * bin] = distance, picks->exact[2 * bin + 1] = (unsigned)p;
         if (v < minima->exact[bin])
             minima->exact[bin] = v;
     }
@@ -209,7 +241,7 @@ static void print_value(const void *context, FILE *out, const unsigned *got, uns
     if (e->sums)
         fprintf(out, "%.9g", f);
     else if (e->words == 2)
-        fprintf(out, "brightness %u, pixel %u", got[2 * bin], got[2 * bin + 1]);
+        fprintf(out, "distance %u, pixel %u", got[2 * bin], got[2 * bin + 1]);
     else
         fprintf(out, "darkest %u", got[bin]);
 }
@@ -403,8 +435,8 @@ static struct input input_for(const struct stage *stage, const struct options *o
 
 enum { OPT_LAWS, OPT_PIXELS, OPT_BINS, OPT_RANGE };
 static const struct stage_option own_options[] = {
-    {"--laws", NULL, "check your combines' laws and soft_bins' outputs on the host: no GPU"},
-    {"--pixels", NULL, "the input's pixels (3 bytes each): per hue, brightest and darkest"},
+    {"--laws", NULL, "check your combines' laws and spline_bins' outputs on the host: no GPU"},
+    {"--pixels", NULL, "the input's pixels (3 bytes each): per hue, nearest pixel and darkest"},
     {"--bins", "N", "f32 keys: 1 to 65536 even bins (default 1000); pixels: 1 to 360 (36)"},
     {"--range", "LO:HI", "f32 keys: the bins' range (default 0:1)"},
     {NULL, NULL, NULL}};
@@ -420,14 +452,14 @@ int main(int argc, char **argv)
         .variants = variants,
         .help = "all (the default) runs the library's own choice of placement (auto) and each "
                 "other that holds the bins: each groups a bin's values differently, and each "
-                "is checked against the CPU (soft bins within a tolerance, picks and minima bit "
-                "for bit). --file is read as f32 keys as they are (NaN and infinities too), or "
-                "with --pixels as RGB bytes. --laws runs before any GPU is touched; with "
-                "--print-bins it prints what soft_bins gave each key it tried.",
+                "is checked against the CPU (spline bins within a tolerance, picks and minima "
+                "bit for bit). --file is read as f32 keys as they are (NaN and infinities too), "
+                "or with --pixels as RGB bytes. --laws runs before any GPU is touched; with "
+                "--print-bins it prints what spline_bins gave each key it tried.",
         .options = own_options,
         .launch_default = "the library's own: as many blocks as fit on the GPU at once",
-        .image_means = "a photograph's pixels: per hue bin, the brightest pixel and the darkest "
-                       "value"};
+        .image_means = "a photograph's pixels: per hue bin, the pixel nearest its centre and "
+                       "the darkest value"};
     struct options opt = options_or_exit(argc, argv, &stage);
     const char *const *v = opt.stage_values;
     bool pixels = v[OPT_PIXELS] || opt.image;
@@ -459,18 +491,18 @@ int main(int argc, char **argv)
     int status;
     if (!pixels) {
         expected want;
-        const soft_range range = soft_range_of(lo, hi, bins);
+        const key_range range = key_range_of(lo, hi, bins);
         expect(&want, bins, 1, true);
-        cpu_soft((const float *)in.buffer, n, range, &want);
-        status = run_library<soft_sums, soft_bins, keys_in>(
-            "soft", &stage, &opt, &in, &gpu, soft_bins{range}, n, (n + 3) / 4, &want);
+        cpu_spline((const float *)in.buffer, n, range, &want);
+        status = run_library<spline_sums, spline_bins, keys_in>(
+            "spline", &stage, &opt, &in, &gpu, spline_bins{range}, n, (n + 3) / 4, &want);
         free_expected(&want);
     } else {
         expected picks, minima;
         expect(&picks, bins, 2, false), expect(&minima, bins, 1, false);
         cpu_pixels(in.buffer, n, bins, &picks, &minima);
-        status = run_library<brightest, pixel_hues<brightest>, pixels_in>(
-            "brightest", &stage, &opt, &in, &gpu, pixel_hues<brightest>{bins}, n, n, &picks);
+        status = run_library<nearest_hue, pixel_hues<nearest_hue>, pixels_in>(
+            "nearest_hue", &stage, &opt, &in, &gpu, pixel_hues<nearest_hue>{bins}, n, n, &picks);
         fputs(opt.csv ? "" : "\n", stdout);
         status |= run_library<darkest, pixel_hues<darkest>, pixels_in>(
             "darkest", &stage, &opt, &in, &gpu, pixel_hues<darkest>{bins}, n, n, &minima);

@@ -1,21 +1,21 @@
 /*
  * generalized_yours.cuh - exercise 17, the part you write: three types for
- * stage 08's library. soft_bins, a transform that splits each f32 key's count
- * of 1 between the two bins whose centres are nearest; brightest and darkest,
- * two combines the library runs in a compare-and-swap loop. generalized.cu
- * includes this file, checks your types on the host (--laws), then runs the
- * library with them on the GPU. Look for TODO.
+ * stage 08's library. spline_bins, a transform that splits each f32 key's
+ * count of 1 among the three bins whose centres are nearest; nearest_hue and
+ * darkest, two combines the library runs in a compare-and-swap loop.
+ * generalized.cu includes this file, checks your types on the host (--laws),
+ * then runs the library with them on the GPU. Look for TODO.
  */
 
-/* ----------------------------------------------------------- soft binning -- */
+/* --------------------------------------------------------- spline binning -- */
 
 /* Each item is 4 keys, one 16-byte load. */
-struct soft_bins {
+struct spline_bins {
     typedef float4 item_type;
     /* TODO: the most outputs one item emits: count them once split is written. */
     static constexpr int outputs = 4;
     static constexpr unsigned max_bins = 65536;
-    struct soft_range range; /* the only member: the program makes one as soft_bins{range} */
+    struct key_range range; /* the only member: the program makes one as spline_bins{range} */
 
     __host__ __device__ unsigned bins() const
     {
@@ -38,30 +38,28 @@ struct soft_bins {
     }
 
     /* One key's outputs, out(bin, weight), each bin below bins(). */
-    template <typename Out> __host__ __device__ void split(float key, Out &out) const
+    template <typename Out> __host__ __device__ void split(float, Out &) const
     {
-        /* TODO: split the key's 1 between the two bins whose centres are
-         * nearest, the nearer centre taking the larger share; a share that
-         * would fall past the first or the last bin stays in that bin (the
-         * README says how). This counts the key whole in its own bin, as a
-         * plain histogram does. */
-        if (!(key >= range.lo && key < range.hi)) /* a NaN fails every comparison */
-            return;
-        unsigned bin = (unsigned)((key - range.lo) * range.scale);
-        out(bin < range.bins ? bin : range.bins - 1, 1.0f);
+        /* TODO: nothing for a key outside [lo, hi), NaN or infinite. Else
+         * split the key's 1 among the three bins whose centres are nearest,
+         * with the weights the README gives; a share for a bin before the
+         * first or past the last stays in that end bin. range.lo, range.hi,
+         * range.bins and range.scale (bins / (hi - lo)) describe the bins.
+         * This emits nothing. */
     }
 };
 
 /* --------------------------------------------------------------- combines -- */
 
-/* The brighter pick; of two as bright, the one with the smaller pixel index. */
-struct brightest : gh_cas<pick> {
+/* The pick whose hue is nearer its bin's centre (the smaller distance); of
+ * two as near, the one with the smaller pixel index. */
+struct nearest_hue : gh_cas<pick> {
     /* TODO: the pick that every real pick beats. */
     __host__ __device__ static pick identity()
     {
         return {0, 0};
     }
-    /* TODO: the brighter of a and b; of two as bright, the smaller pixel index.
+    /* TODO: the nearer of a and b; of two as near, the smaller pixel index.
      * This keeps the first it is given. */
     __host__ __device__ pick operator()(pick a, pick) const
     {
