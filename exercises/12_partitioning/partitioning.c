@@ -124,8 +124,9 @@ static void show_patterns(const struct stage *stage, const struct opencl *cl, cl
         CL_CHECK(clEnqueueNDRangeKernel(cl->queue, kernel, 1, NULL, &items, &local, 0, NULL, NULL));
         CL_CHECK(
             clEnqueueReadBuffer(cl->queue, dev_pattern, CL_TRUE, 0, bytes, pattern, 0, NULL, NULL));
-        printf("pattern %s: %" PRIu64 " bytes, %ld work-groups x %d work-items\n",
-               walk_names[contiguous], (uint64_t)size, launch.blocks, launch.threads);
+        printf("pattern %s: %" PRIu64 " byte%s, %ld work-group%s x %d work-item%s\n",
+               walk_names[contiguous], (uint64_t)size, size == 1 ? "" : "s", launch.blocks,
+               launch.blocks == 1 ? "" : "s", launch.threads, launch.threads == 1 ? "" : "s");
         for (size_t t = 0; t < items; t++) {
             printf("item %zu:", t);
             for (cl_ulong s = 0; s < steps && pattern[t * steps + s] < size; s++)
@@ -164,8 +165,8 @@ static void show_walks(const struct stage *stage, const struct opencl *cl, cl_pr
     cl_mem dev_walks = clCreateBuffer(cl->context, CL_MEM_WRITE_ONLY, bytes, NULL, &err);
     CL_CHECK(err);
     printf("%s: each work-item's walk\ndevice:     %s\n", stage->dir, cl->name);
-    printf("walks:      %" PRIu64 " bytes over %" PRIu64 " work-items\n", (uint64_t)size,
-           (uint64_t)items);
+    printf("walks:      %" PRIu64 " byte%s over %" PRIu64 " work-item%s\n", (uint64_t)size,
+           size == 1 ? "" : "s", (uint64_t)items, items == 1 ? "" : "s");
     for (cl_uint contiguous = 0; contiguous < WALKS; contiguous++) {
         CL_CHECK(clSetKernelArg(kernel, 0, sizeof size, &size));
         CL_CHECK(clSetKernelArg(kernel, 1, sizeof items, &items));

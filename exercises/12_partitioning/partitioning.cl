@@ -27,7 +27,8 @@ walk interleaved_walk(ulong size, ulong items, ulong t)
 }
 
 /* Contiguous: item t reads one unbroken slice, the t-th of items slices that
- * together cover all size bytes, none more than its share rounded up. */
+ * together cover all size bytes, none longer than a fair share: size / items
+ * + size % items bytes (whole-number division), the bound the check holds. */
 walk contiguous_walk(ulong size, ulong items, ulong t)
 {
     /* TODO: the contiguous walk (the same placeholder as above). */

@@ -54,7 +54,8 @@ struct spline_bins {
 /* The pick whose hue is nearer its bin's centre (the smaller distance); of
  * two as near, the one with the smaller pixel index. */
 struct nearest_hue : gh_cas<pick> {
-    /* TODO: the pick that every real pick beats. */
+    /* TODO: the pick that leaves every pick the type can hold as it is:
+     * combine(identity(), a) == a. */
     __host__ __device__ static pick identity()
     {
         return {0, 0};
