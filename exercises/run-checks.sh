@@ -23,7 +23,8 @@ mine | solutions | starters | mutants | status | report) ;;
 esac
 shift
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+builds=$(mktemp -d) # the build logs of this run alone: two runs at once on one machine keep apart
+trap 'rm -rf "$log" "$builds"' EXIT
 
 # Whether a CUDA program can run on this machine, without running one: the
 # driver lists a GPU, or has made a /dev/nvidia0 (or, under WSL, /dev/dxg).
@@ -177,10 +178,10 @@ done
 build_one() { # exercise [mutant]
     local args=(SOLUTION="$([ "$MODE" = solutions ] && echo 1)")
     [ -n "${2:-}" ] && args=(MUTANT="$2")
-    make --no-print-directory -s -C "$1" "${args[@]}" check-built >"/tmp/exercise-build.$1.${2:-}.log" 2>&1
+    make --no-print-directory -s -C "$1" "${args[@]}" check-built >"$BUILDS/$1.${2:-}.log" 2>&1
 }
 export -f build_one
-export MODE=$mode
+export MODE=$mode BUILDS=$builds
 make --no-print-directory -s -C ../common >/dev/null 2>&1 # the shared libraries, once
 printf '%s\n' "${targets[@]}" | xargs -P "$(nproc)" -I{} bash -c 'build_one {}'
 
@@ -190,7 +191,7 @@ for t in "${targets[@]}"; do
     exercise=$1 mutant=${2:-}
     label="$exercise${mutant:+ mutant $mutant}"
     solution=$([ "$mode" = solutions ] && echo 1)
-    if ! cat "/tmp/exercise-build.$exercise.$mutant.log" >"$log" ||
+    if ! cat "$builds/$exercise.$mutant.log" >"$log" ||
         ! make --no-print-directory -s -C "$exercise" SOLUTION="$solution" MUTANT="$mutant" \
             check-built >>"$log" 2>&1; then
         result="does not build"
@@ -211,7 +212,6 @@ for t in "${targets[@]}"; do
             result="check did not run"
         fi
     fi
-    rm -f "/tmp/exercise-build.$exercise.$mutant.log"
     case $mode in
     starters | mutants)
         # a starter, and each mutant, must fail its check: one that passes shows
