@@ -467,7 +467,10 @@ void print_usage(FILE *out, const struct stage *stage)
               "  --blocks-per-sm K blocks in the grid = K x the GPU's SM count\n"
               "  --threads T       threads per block (default 256)\n",
               out);
-    else
+    else if (stage->launch_default) {
+        fputs("  --threads N       CPU threads, each with a private histogram\n", out);
+        print_wrapped(out, fprintf(out, "%20sdefault: ", ""), 20, stage->launch_default);
+    } else
         fputs("  --threads N       CPU threads, each with a private histogram (default 1)\n", out);
     if (stage->opencl)
         fputs("  --list            list the OpenCL platforms and devices, then exit\n"

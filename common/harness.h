@@ -57,7 +57,7 @@ struct stage {
     const char *help;
     const struct stage_option *options; /* its own options, ended by {NULL}; or NULL */
     /* what --blocks and --threads default to here, where that is not the
-     * book's 2 per SM of 256 threads; or NULL */
+     * book's 2 per SM of 256 threads (on a CPU: 1 thread); or NULL */
     const char *launch_default;
     /* a library picks every launch (06: CUB): --help does not list --blocks,
      * --blocks-per-sm and --threads, which the program refuses (exit 2) */

@@ -1,12 +1,12 @@
 /*
  * Exercise 05 - a private histogram per warp. Stage 03 gives each block one
- * copy of the 256 bins in shared memory, so all of a block's warps compete for
- * the same bins. Here each warp of the block gets its own copy (blockDim.x / 32
- * of them, sized at launch), counts into it with shared atomics, and the block
+ * copy of the 256 bins in shared memory; stage 05 went as far as a copy per
+ * lane. Here each warp of the block gets its own copy (blockDim.x / 32 of
+ * them, sized at launch), counts into it with shared atomics, and the block
  * adds the copies up into the global histogram. Finish the count and the
  * merge, in warp_histograms_yours.cuh.
  *
- *   make run ARGS='--data constant'   every byte on one bin: where sharing hurts most
+ *   make run ARGS='--data constant'   every byte on one bin: lanes of a warp on one counter
  *   make run ARGS='--threads 1024'    32 warps, 32 copies: 32 KiB of shared memory
  *   make run ARGS='--size 1000 --threads 64 --show-copies'   each warp's copy, before the merge
  *   make check                        does every warp count right, for every block size?
@@ -105,12 +105,16 @@ static const struct stage_option show_options[] = {
 
 int main(int argc, char **argv)
 {
-    const struct stage stage = {.dir = "05_warp_histograms",
-                                .program = "warp_histograms",
-                                .summary =
-                                    "exercise: a private histogram per warp, in shared memory",
-                                .gpu = true,
-                                .options = show_options};
+    const struct stage stage = {
+        .dir = "05_warp_histograms",
+        .program = "warp_histograms",
+        .summary = "exercise: a private histogram per warp, in shared memory",
+        .gpu = true,
+        .options = show_options,
+        .launch_default = "256 threads per block, and as many blocks as fit on each SM "
+                          "at once for this kernel, block size and shared memory, as "
+                          "the occupancy API counts them (stage 05's book-occupancy "
+                          "grid), not the book's 2 per SM"};
     struct options opt = options_or_exit(argc, argv, &stage);
     /* A partial warp would need a copy of its own too; whole warps keep the
      * kernel's arithmetic (blockDim.x / 32 copies) exact. */

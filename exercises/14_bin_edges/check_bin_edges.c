@@ -1,8 +1,10 @@
 /*
  * check_bin_edges.c - exercise 14 puts int32 keys in even bins over [lo, hi):
  * whole histograms of generated keys, then one key at a time (--key) at the
- * edges (lo, hi - 1, hi, just outside), over ranges that cross zero, span all
- * of int32, or hold more bins than keys, each against the bin computed here.
+ * edges (lo, hi - 1, hi, just outside), over ranges that cross zero, span
+ * every int32 but INT32_MAX, or hold more bins than keys, each against the
+ * bin computed here. The exact bin lives only here: the student's program
+ * holds no reference it could return.
  */
 #include "stage_checks.h"
 
@@ -49,7 +51,6 @@ struct histogram {
     bool crashed;
     long printed;
     size_t outside;
-    bool verified;
     char err[1024];
 };
 
@@ -69,7 +70,6 @@ static struct histogram run_histogram(const char *args, long bins, unsigned int 
         if (sscanf(line, "%ld: %u", &bin, &count) == 2 && bin >= 0 && bin < bins)
             got[bin] = count, r.printed++;
         sscanf(line, "outside: %zu", &r.outside);
-        r.verified = r.verified || strncmp(line, "verified:   yes", 15) == 0;
     }
     int status = pclose(p);
     FILE *e = fopen(err_path, "r");
@@ -115,7 +115,6 @@ START_TEST(test_histograms_of_generated_keys_match_the_definition)
                       got[bin], expected[bin]);
     ck_assert_msg(r.outside == outside, "%s: 'outside: %zu', expected %zu keys in no bin", args,
                   r.outside, outside);
-    ck_assert_msg(r.verified, "%s: no 'verified: yes' line", args);
     free(bytes);
     free(expected);
     free(got);
@@ -294,8 +293,7 @@ START_TEST(test_every_bin_edge_of_ranges_of_several_widths)
         }
     ck_assert_msg(h.outside == outside, "%s: 'outside: %zu', expected %zu keys in no bin", args,
                   h.outside, outside);
-    ck_assert_msg(h.exit_status == 0 && h.verified, "%s: exit %d, 'verified: yes' %s; stderr: %s",
-                  args, h.exit_status, h.verified ? "printed" : "missing", h.err);
+    ck_assert_msg(h.exit_status == 0, "%s: exit %d, stderr: %s", args, h.exit_status, h.err);
     free(keys);
     free(expected);
     free(got);

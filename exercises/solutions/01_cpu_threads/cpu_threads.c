@@ -110,12 +110,12 @@ enum { OPT_SHOW_COPIES };
 
 int main(int argc, char **argv)
 {
-    const struct stage stage = {
-        .dir = "01_cpu_threads",
-        .program = "cpu_threads",
-        .summary = "exercise: T threads count one input, against 1 thread",
-        .help = "--threads T: T threads (default: one per core), timed against 1 thread.",
-        .options = own_options};
+    const struct stage stage = {.dir = "01_cpu_threads",
+                                .program = "cpu_threads",
+                                .summary = "exercise: T threads count one input, against 1 thread",
+                                .help = "--threads T: T threads, timed against 1 thread.",
+                                .launch_default = "one thread per core",
+                                .options = own_options};
     struct options opt = options_or_exit(argc, argv, &stage);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int threads = opt.threads ? opt.threads : cores < 1 ? 1 : cores > 1024 ? 1024 : (int)cores;
