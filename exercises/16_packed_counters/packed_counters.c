@@ -101,8 +101,11 @@ int main(int argc, char **argv)
     const struct stage stage = {.dir = "16_packed_counters",
                                 .program = "packed_counters",
                                 .summary = "exercise: two 16-bit counters in each 32-bit word",
+                                .help = "one thread makes every add: --threads takes only 1.",
                                 .options = options};
     struct options opt = options_or_exit(argc, argv, &stage);
+    if (opt.threads > 1) /* the lesson is the packing, so one thread counts */
+        usage_error(&stage, "--threads: this program runs on one thread; --threads takes only 1");
     struct input in = make_input(&stage, &opt);
     static struct run run; /* static: zeroed, and off the stack */
     run.in = &in;
