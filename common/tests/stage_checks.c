@@ -723,6 +723,77 @@ bool have_oclgrind(void)
     return system("oclgrind --version >/dev/null 2>&1") == 0;
 }
 
+/* The bytes that one vload from global memory reads (vload2 to vload16,
+ * vload_half and its vectors), from its mangled name: Oclgrind runs a vload
+ * as a call of a builtin, "call _Z6vload3mPU3AS1Kh()", and counts no "load
+ * global" for it. The name says N (the 3 after vload), the address space of
+ * the pointer (AS1: global) and its element type after the qualifiers (K:
+ * const, V: volatile, r: restrict): h uchar, c char, a signed char, t
+ * ushort, s short, Dh half, j uint, i int, f float, m ulong, l long, d
+ * double. 0 for any other name. */
+static unsigned long long vload_global_bytes(const char *name)
+{
+    int length, used = 0;
+    if (sscanf(name, "call _Z%d%n", &length, &used) != 1 || strncmp(name + used, "vload", 5) != 0)
+        return 0;
+    const char *at = name + used + 5;
+    if (strncmp(at, "a_half", 6) == 0)
+        at += 6;
+    else if (strncmp(at, "_half", 5) == 0)
+        at += 5;
+    unsigned long long n = strtoull(at, NULL, 10);
+    const char *pointer = strstr(at, "PU3AS1");
+    if (!pointer)
+        return 0; /* a vload from local or private memory */
+    at = pointer + strlen("PU3AS1");
+    at += strspn(at, "KVr");
+    static const struct {
+        const char *code;
+        unsigned long long bytes;
+    } types[] = {{"Dh", 2}, {"h", 1}, {"c", 1}, {"a", 1}, {"t", 2}, {"s", 2},
+                 {"j", 4},  {"i", 4}, {"f", 4}, {"m", 8}, {"l", 8}, {"d", 8}};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (strncmp(at, types[i].code, strlen(types[i].code)) == 0)
+            return (n ? n : 1) * types[i].bytes;
+    return 0;
+}
+
+void count_kernel(const char *flags, const char *args, struct kernel_counts *k)
+{
+    memset(k, 0, sizeof *k);
+    char command[4096 + 512], line[512];
+    snprintf(command, sizeof command, "oclgrind --inst-counts %s '%s' %s 2>/dev/null", flags,
+             stage_program(), args);
+    FILE *p = popen(command, "r");
+    ck_assert_msg(p != NULL, "cannot run %s", command);
+    int blocks = 0; /* the count blocks seen: the first is read */
+    while (fgets(line, sizeof line, p)) {
+        if (strncmp(line, "Instructions executed for kernel", 32) == 0) {
+            blocks++;
+            k->found = true;
+            continue;
+        }
+        unsigned long long n, bytes;
+        char name[256];
+        if (blocks != 1 || sscanf(line, " %llu - %255[^\n]", &n, name) != 2)
+            continue;
+        if (sscanf(name, "load global (%llu bytes)", &bytes) == 1)
+            k->global_load_bytes += bytes;
+        else if ((bytes = vload_global_bytes(name)) > 0)
+            k->global_load_bytes += n * bytes;
+        else if (strncmp(name, "call ", 5) == 0 && strstr(name, "atom")) {
+            bool adds = strstr(name, "_inc") || strstr(name, "_add");
+            if (strstr(name, "AS3") && adds)
+                k->local_adds += n;
+            else if (strstr(name, "AS3") && (strstr(name, "xchg") || strstr(name, "store")))
+                k->local_exchanges += n;
+            else if (strstr(name, "AS1"))
+                k->global_atomics += n;
+        }
+    }
+    pclose(p);
+}
+
 void check_no_races(const char *args)
 {
     char log_path[] = "/tmp/oclgrind_log_XXXXXX";

@@ -111,6 +111,22 @@ bool have_oclgrind(void);
  * slow) and asserts that it exits 0 and that Oclgrind reported nothing. */
 void check_no_races(const char *args);
 
+/* What the kernel did on one launch, as Oclgrind counts it (--inst-counts):
+ * the bytes it loaded from global memory, its atomics by kind and address
+ * space. The first launch's counts are read; the program's later launches
+ * (repeats) are the same kernel on the same input. */
+struct kernel_counts {
+    bool found;
+    unsigned long long global_load_bytes; /* "load global (N bytes)", and each vloadN's */
+    unsigned long long local_adds;        /* atomic_inc / atomic_add on __local (AS3) */
+    unsigned long long local_exchanges;   /* atomic_xchg on __local: a store, not an add */
+    unsigned long long global_atomics;    /* any atomic on __global (AS1) */
+};
+
+/* Runs the program under "oclgrind --inst-counts" and flags (more of
+ * Oclgrind's options, or "") with args, and fills k. */
+void count_kernel(const char *flags, const char *args, struct kernel_counts *k);
+
 /* ------------------------------------------------------------ exercises -- */
 
 /* An exercise's check is groups of checks (test cases), run in the order they

@@ -183,18 +183,6 @@ END_TEST
 
 /* ------------------------------------------- what Oclgrind counts inside -- */
 
-/* What the kernel did on one launch, as Oclgrind counts it (--inst-counts):
- * the bytes it loaded from global memory, its atomics by kind and address
- * space. The first launch's counts are read; the program's later launches
- * (repeats) are the same kernel on the same input. */
-struct kernel_counts {
-    bool found;
-    unsigned long long global_load_bytes; /* "load global (N bytes)", and each vloadN's */
-    unsigned long long local_adds;        /* atomic_inc / atomic_add on __local (AS3) */
-    unsigned long long local_exchanges;   /* atomic_xchg on __local: a store, not an add */
-    unsigned long long global_atomics;    /* any atomic on __global (AS1) */
-};
-
 /* The input's loads in the kernel as Oclgrind compiled it (--dump-spir): how
  * many separate outermost loops read it. One pass over the pixels is one. */
 #define IR_BLOCKS 1024
@@ -357,41 +345,6 @@ static int list_dumps(char names[][64], int most)
     return n;
 }
 
-/* The bytes that one vload from global memory reads (vload2 to vload16,
- * vload_half and its vectors), from its mangled name: Oclgrind runs a vload
- * as a call of a builtin, "call _Z6vload3mPU3AS1Kh()", and counts no "load
- * global" for it. The name says N (the 3 after vload), the address space of
- * the pointer (AS1: global) and its element type after the qualifiers (K:
- * const, V: volatile, r: restrict): h uchar, c char, a signed char, t
- * ushort, s short, Dh half, j uint, i int, f float, m ulong, l long, d
- * double. 0 for any other name. */
-static unsigned long long vload_global_bytes(const char *name)
-{
-    int length, used = 0;
-    if (sscanf(name, "call _Z%d%n", &length, &used) != 1 || strncmp(name + used, "vload", 5) != 0)
-        return 0;
-    const char *at = name + used + 5;
-    if (strncmp(at, "a_half", 6) == 0)
-        at += 6;
-    else if (strncmp(at, "_half", 5) == 0)
-        at += 5;
-    unsigned long long n = strtoull(at, NULL, 10);
-    const char *pointer = strstr(at, "PU3AS1");
-    if (!pointer)
-        return 0; /* a vload from local or private memory */
-    at = pointer + strlen("PU3AS1");
-    at += strspn(at, "KVr");
-    static const struct {
-        const char *code;
-        unsigned long long bytes;
-    } types[] = {{"Dh", 2}, {"h", 1}, {"c", 1}, {"a", 1}, {"t", 2}, {"s", 2},
-                 {"j", 4},  {"i", 4}, {"f", 4}, {"m", 8}, {"l", 8}, {"d", 8}};
-    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
-        if (strncmp(at, types[i].code, strlen(types[i].code)) == 0)
-            return (n ? n : 1) * types[i].bytes;
-    return 0;
-}
-
 /* Runs the program under Oclgrind, counting what its kernel executes and
  * dumping the kernel as compiled; fills counts, and input_loops (-1 when no
  * dump was found). Removes the files the dump wrote. */
@@ -399,38 +352,7 @@ static void run_counted(const char *args, struct kernel_counts *k, int *loops)
 {
     static char before[4096][64], after[4096][64];
     int n_before = list_dumps(before, 4096);
-    memset(k, 0, sizeof *k);
-    char command[4096 + 512], line[512];
-    snprintf(command, sizeof command, "oclgrind --inst-counts --dump-spir '%s' %s 2>/dev/null",
-             stage_program(), args);
-    FILE *p = popen(command, "r");
-    ck_assert_msg(p != NULL, "cannot run %s", command);
-    int blocks = 0; /* the count blocks seen: the first is read */
-    while (fgets(line, sizeof line, p)) {
-        if (strncmp(line, "Instructions executed for kernel", 32) == 0) {
-            blocks++;
-            k->found = true;
-            continue;
-        }
-        unsigned long long n, bytes;
-        char name[256];
-        if (blocks != 1 || sscanf(line, " %llu - %255[^\n]", &n, name) != 2)
-            continue;
-        if (sscanf(name, "load global (%llu bytes)", &bytes) == 1)
-            k->global_load_bytes += bytes;
-        else if ((bytes = vload_global_bytes(name)) > 0)
-            k->global_load_bytes += n * bytes;
-        else if (strncmp(name, "call ", 5) == 0 && strstr(name, "atom")) {
-            bool adds = strstr(name, "_inc") || strstr(name, "_add");
-            if (strstr(name, "AS3") && adds)
-                k->local_adds += n;
-            else if (strstr(name, "AS3") && (strstr(name, "xchg") || strstr(name, "store")))
-                k->local_exchanges += n;
-            else if (strstr(name, "AS1"))
-                k->global_atomics += n;
-        }
-    }
-    pclose(p);
+    count_kernel("--dump-spir", args, k);
     *loops = -1;
     int n_after = list_dumps(after, 4096);
     for (int a = 0; a < n_after; a++) {

@@ -67,52 +67,6 @@ START_TEST(test_the_private_histogram_is_in_local_memory)
 }
 END_TEST
 
-/* What the kernel did on one launch, as Oclgrind counts it (--inst-counts):
- * the bytes it loaded from global memory, its atomics by kind and address
- * space. The first launch's counts are read; the program's later launches
- * (repeats) are the same kernel on the same input. */
-struct kernel_counts {
-    bool found;
-    unsigned long long global_load_bytes; /* "load global (N bytes)" */
-    unsigned long long local_adds;        /* atomic_inc / atomic_add on __local (AS3) */
-    unsigned long long local_exchanges;   /* atomic_xchg on __local: a store, not an add */
-    unsigned long long global_atomics;    /* any atomic on __global (AS1) */
-};
-
-static void run_counted(const char *args, struct kernel_counts *k)
-{
-    memset(k, 0, sizeof *k);
-    char command[4096 + 512], line[512];
-    snprintf(command, sizeof command, "oclgrind --inst-counts '%s' %s 2>/dev/null", stage_program(),
-             args);
-    FILE *p = popen(command, "r");
-    ck_assert_msg(p != NULL, "cannot run %s", command);
-    int blocks = 0; /* the count blocks seen: the first is read */
-    while (fgets(line, sizeof line, p)) {
-        if (strncmp(line, "Instructions executed for kernel", 32) == 0) {
-            blocks++;
-            k->found = true;
-            continue;
-        }
-        unsigned long long n, bytes;
-        char name[256];
-        if (blocks != 1 || sscanf(line, " %llu - %255[^\n]", &n, name) != 2)
-            continue;
-        if (sscanf(name, "load global (%llu bytes)", &bytes) == 1)
-            k->global_load_bytes += bytes;
-        else if (strncmp(name, "call ", 5) == 0 && strstr(name, "atom")) {
-            bool adds = strstr(name, "_inc") || strstr(name, "_add");
-            if (strstr(name, "AS3") && adds)
-                k->local_adds += n;
-            else if (strstr(name, "AS3") && (strstr(name, "xchg") || strstr(name, "store")))
-                k->local_exchanges += n;
-            else if (strstr(name, "AS1"))
-                k->global_atomics += n;
-        }
-    }
-    pclose(p);
-}
-
 /* Oclgrind counts every instruction the kernel executes: on 30000 bytes in
  * two work-groups, every byte is loaded once and counted with one atomic add
  * into the local histogram, and the global bins take only the merge's
@@ -127,7 +81,7 @@ START_TEST(test_every_byte_counted_with_one_local_atomic_add)
     snprintf(args, sizeof args, "--size %d --reps 1 --blocks %d --threads 64", COUNTED_BYTES,
              COUNTED_GROUPS);
     struct kernel_counts k;
-    run_counted(args, &k);
+    count_kernel("", args, &k);
     ck_assert_msg(k.found, "oclgrind --inst-counts ./local_histogram %s: no instruction counts",
                   args);
     ck_assert_msg(k.local_exchanges == 0,
