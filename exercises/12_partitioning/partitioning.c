@@ -141,7 +141,7 @@ static void show_patterns(const struct stage *stage, const struct opencl *cl, cl
 
 /* --show-walks S/T: runs show_walks, one work-item per item, and
  * prints each item's walk, "<walk> item t: first F step S end E". No input
- * is made, so SIZE may be any size a ulong holds: the sizes where arithmetic
+ * is made, so S may be any size a ulong holds: the sizes where arithmetic
  * narrower than 64-bit integers (a float, a double) rounds. */
 static void show_walks(const struct stage *stage, const struct opencl *cl, cl_program program,
                        const char *text)
