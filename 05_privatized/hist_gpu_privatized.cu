@@ -5,7 +5,8 @@
  * shows each as a % of that read-only kernel, beside NVIDIA's library
  * histogram (CUB).
  * (b), (b2) and (b3) are three answers to atomics that collide in a block's
- * bins: more copies of the bins, or fewer atomics (aggregation):
+ * bins: more copies of the bins, or fewer atomics (aggregation); (e) counts
+ * with no atomics at all; (f) and (g) are CUB's block-level histogram:
  *
  *   ./hist_gpu_privatized                            every variant, side by side
  *   ./hist_gpu_privatized --variant book-occupancy   (a) stage 03, grid from the occupancy API
@@ -14,13 +15,21 @@
  *   ./hist_gpu_privatized --variant warp-aggregated  (b3) (a) with one atomic per bin per warp
  *   ./hist_gpu_privatized --variant vector-loads     (c) (b) reading 16 bytes at a time
  *   ./hist_gpu_privatized --variant unrolled         (d) (c) with two loads in flight
+ *   ./hist_gpu_privatized --variant packed-bytes     (e) (c) with an 8-bit counter per bin per thread
+ *   ./hist_gpu_privatized --variant cub-block-sort   (f) cub::BlockHistogram, sort then count runs
+ *   ./hist_gpu_privatized --variant cub-block-atomic (g) cub::BlockHistogram, shared atomics
  *   ./hist_gpu_privatized --impl cub                 cub::DeviceHistogram::HistogramEven
  */
+/* CUB's block histogram first: book.h's BINS macro would rewrite its template
+ * parameter of the same name. */
+#include <cub/block/block_histogram.cuh>
+#include <cub/device/device_histogram.cuh>
+
 #include "book.h"          /* HANDLE_ERROR, the input, the CPU's check: worth reading */
 #include "harness_cuda.h"  /* options, the GPU, repeats, the report: no need to read it */
 #include "read_kernel.cuh" /* the yardstick: a kernel that only reads the input */
 
-#include <cub/device/device_histogram.cuh>
+#include <string.h>
 
 #define LANES 32 /* the threads of a warp, and the banks of shared memory */
 
@@ -209,6 +218,130 @@ __global__ void histo_unrolled(const unsigned char *buffer, size_t size, unsigne
     merge_lane_bins(temp, histo);
 }
 
+/* (e) The idea of NVIDIA cuda-samples' histogram64, for 256 bins: each
+ * thread counts into its own 8-bit counter per bin with a plain increment
+ * (the counter is no other thread's: no atomic), four counters to a word.
+ * 256 threads x 256 bins x 1 byte = 64 KiB of shared memory per block,
+ * asked for at launch (dynamic). A byte holds 255: histogram64 launches
+ * enough blocks that no thread counts more than 240 bytes; here the grid
+ * is the occupancy API's, and a block flushes instead: after each round of
+ * at most 15 x 16 = 240 bytes per thread (and one tail byte before the
+ * first), it adds the counters into 32-bit totals in registers and clears
+ * them. Thread t's byte of bin b is byte t / 32 % 4 of word b * 64 + t % 32
+ * + 32 * (t / 128): lane l is always in bank l, so a warp's 32 increments
+ * go through in one pass whatever bins they count. */
+#define PACKED_THREADS 256 /* one thread per bin when the counters are added up */
+#define ROUND_VECTORS  15  /* 16-byte loads per thread between two flushes */
+#define PACKED_WORDS   (BINS * PACKED_THREADS / 4)
+static_assert(PACKED_THREADS == BINS, "the flush gives each thread one bin");
+static_assert(ROUND_VECTORS * 16 + 1 <= 255, "a round, and a tail byte, must fit in a byte");
+
+__device__ __forceinline__ void count_packed_word(unsigned char *my_bins, unsigned int word)
+{
+    my_bins[(word & 0xff) * PACKED_THREADS]++;
+    my_bins[((word >> 8) & 0xff) * PACKED_THREADS]++;
+    my_bins[((word >> 16) & 0xff) * PACKED_THREADS]++;
+    my_bins[(word >> 24) * PACKED_THREADS]++;
+}
+
+__global__ void __launch_bounds__(PACKED_THREADS)
+    histo_packed_bytes(const unsigned char *buffer, size_t size, unsigned int *histo)
+{
+    extern __shared__ unsigned int packed[]; /* PACKED_WORDS words, 4 counters each */
+    if (blockDim.x != PACKED_THREADS)        /* the layout is for this many threads */
+        __trap();
+    unsigned int t = threadIdx.x;
+    /* my_bins[b * PACKED_THREADS] is this thread's counter of bin b */
+    unsigned char *my_bins =
+        (unsigned char *)packed + 4 * (t % LANES + LANES * (t / 128)) + t / LANES % 4;
+    for (unsigned int i = t; i < PACKED_WORDS; i += PACKED_THREADS)
+        packed[i] = 0;
+    __syncthreads();
+    size_t first = size / 16 * 16, i = blockIdx.x * (size_t)PACKED_THREADS + t;
+    if (first + i < size) /* the tail, as count_tail does it */
+        my_bins[buffer[first + i] * PACKED_THREADS]++;
+
+    const uint4 *vectors = (const uint4 *)buffer;
+    size_t count = size / 16, stride = (size_t)PACKED_THREADS * gridDim.x;
+    unsigned int total = 0; /* this block's count of bin t */
+    /* start (thread 0's first vector of the round) is the same for the whole
+     * block, so every thread reaches each __syncthreads. At least one round:
+     * it flushes the tail. */
+    for (size_t start = blockIdx.x * (size_t)PACKED_THREADS;; start += ROUND_VECTORS * stride) {
+#pragma unroll
+        for (int k = 0; k < ROUND_VECTORS; k++) {
+            size_t v = start + t + k * stride;
+            if (v < count) {
+                uint4 vector = vectors[v];
+                count_packed_word(my_bins, vector.x);
+                count_packed_word(my_bins, vector.y);
+                count_packed_word(my_bins, vector.z);
+                count_packed_word(my_bins, vector.w);
+            }
+        }
+        __syncthreads(); /* every counter of the round is in */
+        /* Thread t adds up bin t's 64 words. Starting at word t % 64 puts the
+         * lanes of a warp in 32 different banks. __dp4a(w, 0x01010101, s)
+         * adds w's four bytes (each times 1) to s. */
+        unsigned int *bin_words = packed + t * (PACKED_THREADS / 4);
+        for (unsigned int k = 0; k < PACKED_THREADS / 4; k++) {
+            unsigned int w = (k + t) % (PACKED_THREADS / 4);
+            total = __dp4a(bin_words[w], 0x01010101u, total);
+            bin_words[w] = 0;
+        }
+        __syncthreads(); /* every counter is clear before the next round counts */
+        if (start + ROUND_VECTORS * stride >= count)
+            break;
+    }
+    if (total)
+        atomicAdd(&histo[t], total);
+}
+
+/* (f) and (g) CUB's block-level histogram, cub::BlockHistogram, in a kernel
+ * of ours: the block's bins in shared memory, counted one tile at a time.
+ * Its two algorithms: BLOCK_HISTO_SORT sorts the tile (a block radix sort),
+ * then each thread reads the length of its bin's run; BLOCK_HISTO_ATOMIC is
+ * a shared atomicAdd per byte, as (a). 256 threads x 16 bytes: one 16-byte
+ * load per thread per tile, as (c), and 256 threads are one per bin in the
+ * sort's last step. The load is ours: cub::BlockLoad's vectorized load
+ * reads bytes 4 at a time (cub/block/block_load.cuh). */
+#define TILE_THREADS 256
+#define TILE_ITEMS   16 /* bytes per thread per tile: one uint4 */
+#define TILE_BYTES   (TILE_THREADS * TILE_ITEMS)
+static_assert(TILE_ITEMS == sizeof(uint4), "a thread's tile bytes are one 16-byte load");
+
+template <cub::BlockHistogramAlgorithm ALGORITHM>
+__global__ void __launch_bounds__(TILE_THREADS)
+    histo_cub_block(const unsigned char *buffer, size_t size, unsigned int *histo)
+{
+    using BlockHistogram =
+        cub::BlockHistogram<unsigned char, TILE_THREADS, TILE_ITEMS, BINS, ALGORITHM>;
+    __shared__ typename BlockHistogram::TempStorage scratch; /* the sort's */
+    __shared__ unsigned int temp[BINS];
+    if (blockDim.x != TILE_THREADS) /* CUB's block is built for this many */
+        __trap();
+    BlockHistogram block_histogram(scratch);
+    block_histogram.InitHistogram(temp);
+    __syncthreads(); /* the atomic algorithm counts into any bin */
+    const uint4 *vectors = (const uint4 *)buffer;
+    size_t tiles = size / TILE_BYTES;
+    for (size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        unsigned char items[TILE_ITEMS];
+        uint4 vector = vectors[tile * TILE_THREADS + threadIdx.x];
+        memcpy(items, &vector, sizeof vector);
+        block_histogram.Composite(items, temp);
+        /* The sort reuses scratch for its next tile, and its last step adds
+         * to temp without atomics: wait until every thread is done with both. */
+        __syncthreads();
+    }
+    /* BlockHistogram counts whole tiles only. The rest, under TILE_BYTES, goes
+     * to the block whose turn it would be, one shared atomic per byte. */
+    if (blockIdx.x == tiles % gridDim.x)
+        for (size_t i = tiles * TILE_BYTES + threadIdx.x; i < size; i += TILE_THREADS)
+            atomicAdd(&temp[buffer[i]], 1);
+    merge_bins(temp, histo);
+}
+
 /* ------------------------------------------------------------- launchers -- */
 
 typedef void (*histo_kernel_fn)(const unsigned char *, size_t, unsigned int *);
@@ -218,6 +351,7 @@ typedef void (*histo_kernel_fn)(const unsigned char *, size_t, unsigned int *);
  * and keeps, so that the timed calls do not pay for it. */
 struct variant_run {
     histo_kernel_fn kernel; /* NULL for CUB */
+    size_t shared_bytes;    /* the kernel's dynamic shared memory per block */
     void *cub_scratch;
     size_t cub_scratch_bytes;
 };
@@ -226,7 +360,8 @@ static void launch_kernel(void *context, const unsigned char *dev_buffer, size_t
                           unsigned int *dev_histo, struct launch launch)
 {
     struct variant_run *run = (struct variant_run *)context;
-    run->kernel<<<(unsigned)launch.blocks, launch.threads>>>(dev_buffer, size, dev_histo);
+    run->kernel<<<(unsigned)launch.blocks, launch.threads, run->shared_bytes>>>(dev_buffer, size,
+                                                                                dev_histo);
     HANDLE_ERROR(cudaGetLastError());
 }
 
@@ -253,6 +388,8 @@ struct variant {
     const char *name;
     histo_kernel_fn kernel; /* NULL for CUB */
     int threads;            /* per block, unless --threads says otherwise */
+    bool fixed_threads;     /* the kernel is built for this many: see refuse_threads */
+    size_t shared_bytes;    /* dynamic shared memory per block */
 };
 
 static const struct variant all_variants[] = {
@@ -265,6 +402,9 @@ static const struct variant all_variants[] = {
     {"warp-aggregated", histo_warp_aggregated, 256},
     {"vector-loads", histo_vector_loads, 1024},
     {"unrolled", histo_unrolled, 1024},
+    {"packed-bytes", histo_packed_bytes, PACKED_THREADS, true, PACKED_WORDS * 4},
+    {"cub-block-sort", histo_cub_block<cub::BLOCK_HISTO_SORT>, TILE_THREADS, true},
+    {"cub-block-atomic", histo_cub_block<cub::BLOCK_HISTO_ATOMIC>, TILE_THREADS, true},
     {"cub", NULL, 0},
 };
 #define VARIANTS ((int)(sizeof all_variants / sizeof all_variants[0]))
@@ -276,9 +416,39 @@ static struct launch choose_grid(const struct stage *stage, const struct options
 {
     if (!v->kernel)
         return {0, 0}; /* CUB chooses */
-    int threads = opt->threads ? opt->threads : v->threads, per_sm;
-    HANDLE_ERROR(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, v->kernel, threads, 0));
-    return choose_launch(stage, opt, gpu, per_sm > 0 ? per_sm : 1, threads);
+    struct options own = *opt;
+    if (v->fixed_threads)
+        own.threads = 0; /* under all: this row keeps its own (refuse_threads) */
+    int threads = own.threads ? own.threads : v->threads, per_sm;
+    if (v->shared_bytes) {
+        /* Past 48 KiB, a kernel must ask for its dynamic shared memory, up to
+         * what this GPU gives one block (CUDA Runtime API, cudaFuncSetAttribute). */
+        if (v->shared_bytes > shared_memory_per_block(gpu))
+            cannot_run(stage, "packed-bytes needs 64 KiB of shared memory per block");
+        HANDLE_ERROR(cudaFuncSetAttribute((const void *)v->kernel,
+                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          (int)v->shared_bytes));
+    }
+    HANDLE_ERROR(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, v->kernel, threads,
+                                                               v->shared_bytes));
+    return choose_launch(stage, &own, gpu, per_sm > 0 ? per_sm : 1, threads);
+}
+
+/* A variant built for its block size, asked for by name with another
+ * --threads, is a usage error; under all it runs at its own size, as its row
+ * shows. Checked before the GPU is opened. */
+static void refuse_threads(const struct stage *stage, const struct options *opt)
+{
+    for (int i = 0; i < VARIANTS; i++) {
+        const struct variant *v = &all_variants[i];
+        if (v->fixed_threads && opt->threads && opt->threads != v->threads &&
+            strcmp(stage->variants[opt->variant], v->name) == 0) {
+            char why[128];
+            snprintf(why, sizeof why, "--threads: %s runs %d threads per block, no other", v->name,
+                     v->threads);
+            usage_error(stage, why);
+        }
+    }
 }
 
 int main(int argc, char **argv)
@@ -293,8 +463,12 @@ int main(int argc, char **argv)
         .help = "The grid defaults to as many blocks as fit on the GPU "
                 "at once (the occupancy API), and --threads to 256 for "
                 "book-occupancy, run-length and warp-aggregated, 1024 "
-                "for the others; CUB chooses its own launch."};
+                "for lane-bins, vector-loads and unrolled. packed-bytes, "
+                "cub-block-sort and cub-block-atomic are built for 256: "
+                "named, they refuse another --threads; under all they "
+                "keep 256. CUB chooses its own launch."};
     struct options opt = options_or_exit(argc, argv, &stage);
+    refuse_threads(&stage, &opt);
     struct gpu gpu = open_gpu(&stage);
     struct input in = make_input(&stage, &opt);
 
@@ -320,7 +494,7 @@ int main(int argc, char **argv)
         if (!variant_wants(&stage, &opt, v->name))
             continue;
         struct launch launch = choose_grid(&stage, &opt, &gpu, v);
-        struct variant_run run = {.kernel = v->kernel};
+        struct variant_run run = {.kernel = v->kernel, .shared_bytes = v->shared_bytes};
         t = time_gpu_histogram(&stage, &opt, &in, launch, v->kernel ? launch_kernel : launch_cub,
                                &run, histos[count], kernel_histos[count]);
         if (run.cub_scratch)

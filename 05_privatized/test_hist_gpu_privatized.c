@@ -6,15 +6,19 @@
  * 16-byte loads and on every data kind. The two that aggregate (run-length,
  * warp-aggregated) also get the inputs that break aggregation: warps with
  * lanes that have no byte, the longest runs, whole warps on one bin, and past
- * 2 GiB. Skipped without a CUDA device.
+ * 2 GiB. The three built for 256 threads (packed-bytes, cub-block-sort,
+ * cub-block-atomic) get the inputs that break rounds and tiles, and refuse
+ * another --threads. Skipped without a CUDA device, but for that refusal.
  */
 #include "stage_checks.h"
 
+#include <string.h>
+
 static const char *const variants[] = {
-    "book-occupancy", "lane-bins", "run-length", "warp-aggregated",
-    "vector-loads",   "unrolled",  "cub"};
+    "book-occupancy", "lane-bins",    "run-length",     "warp-aggregated",  "vector-loads",
+    "unrolled",       "packed-bytes", "cub-block-sort", "cub-block-atomic", "cub"};
 static const size_t sizes[] = {15, 16, 17, 31, 33, 1000003};
-#define VARIANTS 7
+#define VARIANTS 10
 #define SIZES    6
 
 START_TEST(test_each_variant_matches_reference)
@@ -30,14 +34,14 @@ END_TEST
 static const char *const aggregating[] = {"run-length", "warp-aggregated"};
 #define AGGREGATING 2
 
-/* A launch and an input where aggregation could lose or repeat a count. */
-struct aggregation_case {
+/* A launch and an input where a variant could lose or repeat a count. */
+struct launch_case {
     const char *launch;
     size_t size;
     enum data_kind kind;
 };
 
-static const struct aggregation_case aggregation_cases[] = {
+static const struct launch_case aggregation_cases[] = {
     /* The loop's last step leaves a warp partly empty: 1, 31, 33, T - 1 and
      * T + 1 bytes for T = 2 x 64 threads. */
     {"--blocks 2 --threads 64", 1, DATA_UNIFORM},
@@ -65,7 +69,7 @@ static const struct aggregation_case aggregation_cases[] = {
 START_TEST(test_aggregation_counts_every_byte_once)
 {
     /* every case with both variants, or (the sample) each case once, in turn */
-    const struct aggregation_case *c =
+    const struct launch_case *c =
         &aggregation_cases[matrix_value(_i, AGGREGATION_CASES, AGGREGATING)];
     char args[128];
     snprintf(args, sizeof args, "--variant %s %s", aggregating[_i % AGGREGATING], c->launch);
@@ -83,20 +87,118 @@ START_TEST(test_aggregation_past_2_gib)
 }
 END_TEST
 
+static const char *const fixed_size[] = {"packed-bytes", "cub-block-sort", "cub-block-atomic"};
+#define FIXED_SIZE 3
+
+/* packed-bytes counts in rounds of 15 x 16 = 240 bytes per thread (one round
+ * of one block: 256 x 240 = 61440 bytes), in 8-bit counters; the CUB ones in
+ * tiles of 256 x 16 = 4096 bytes, the rest with shared atomics. One block on
+ * constant bytes gives each thread a whole round of one bin: a counter that
+ * wraps, or a flush that comes late, loses 256 counts. make test runs case i
+ * with variant i % 3: packed-bytes, cub-block-sort, cub-block-atomic, in turn,
+ * so each case sits where it tests most. */
+static const struct launch_case round_and_tile_cases[] = {
+    {"--blocks 1", 61440 + 15, DATA_CONSTANT},         /* 241: a tail byte and a full round */
+    {"--blocks 1", 4095, DATA_CONSTANT},               /* no whole tile: all of it the rest */
+    {"--blocks 1", 4097, DATA_UNIFORM},                /* a tile and one byte */
+    {"--blocks 1", 1000003, DATA_CONSTANT},            /* 16 rounds and a partial one */
+    {"--blocks 1", 4096, DATA_CONSTANT},               /* one tile, one run of one bin */
+    {"--blocks 2", 3 * 4096 + 17, DATA_SKEWED},        /* the rest goes to block 1 */
+    {"--blocks 1", 255 * 16 * 256 + 1, DATA_CONSTANT}, /* 17 full rounds and one tail byte */
+    {"--blocks 1", 1000003, DATA_TEXT},                /* 244 tiles through one block's scratch */
+    {"--blocks 1", 61440, DATA_CONSTANT},              /* one full round, 240 in a counter */
+    {"--blocks 3", 3 * 61440 + 4 * 16, DATA_TEXT},     /* a round each, and a bit of a second */
+    {"--blocks 100000", 1000003, DATA_CONSTANT},       /* most blocks have nothing to count */
+};
+#define ROUND_AND_TILE_CASES ((int)(sizeof round_and_tile_cases / sizeof round_and_tile_cases[0]))
+
+START_TEST(test_rounds_and_tiles_count_every_byte_once)
+{
+    const struct launch_case *c =
+        &round_and_tile_cases[matrix_value(_i, ROUND_AND_TILE_CASES, FIXED_SIZE)];
+    char args[128];
+    snprintf(args, sizeof args, "--variant %s %s", fixed_size[_i % FIXED_SIZE], c->launch);
+    check_matches_reference(c->size, c->kind, 800 + (uint64_t)_i, args);
+}
+END_TEST
+
+/* One bin past 2^31 bytes (32-bit totals), over many rounds and tiles per block. */
+START_TEST(test_fixed_size_variants_past_2_gib)
+{
+    char args[64];
+    snprintf(args, sizeof args, "--variant %s", fixed_size[_i]);
+    check_matches_reference(((size_t)1 << 31) + 5, DATA_CONSTANT, 10, args);
+}
+END_TEST
+
+/* Named, they refuse another block size, before any GPU is looked for. */
+START_TEST(test_fixed_size_variants_refuse_other_threads)
+{
+    char args[96], reason[96];
+    snprintf(args, sizeof args, "--variant %s --threads 128", fixed_size[_i]);
+    snprintf(reason, sizeof reason, "--threads: %s runs 256 threads per block", fixed_size[_i]);
+    struct stage_output o;
+    run_stage(args, &o);
+    ck_assert_msg(o.exit_status == EXIT_USAGE, "%s: %s", args, exit_meaning(&o));
+    ck_assert_msg(strstr(o.err, reason) != NULL, "%s: want '%s' in: %s", args, reason, o.err);
+}
+END_TEST
+
+/* The launch column of a variant's row in the report: "NAME  3x256 ...". */
+static bool row_launch(const char *out, const char *name, long *blocks, int *threads)
+{
+    char row[64];
+    snprintf(row, sizeof row, "\n%s ", name);
+    const char *line = strstr(out, row);
+    return line && sscanf(line + strlen(row), " %ldx%d", blocks, threads) == 2;
+}
+
+/* Named with their own size, they run; under all with another, they keep
+ * theirs (the row says 3x256) and the others take it. */
+START_TEST(test_fixed_size_variants_keep_256_threads)
+{
+    char args[96];
+    snprintf(args, sizeof args, "--variant %s --threads 256", fixed_size[_i]);
+    check_matches_reference(1000003, DATA_UNIFORM, 11, args);
+
+    struct stage_output o;
+    run_stage("--size 1000003 --reps 1 --blocks 3 --threads 64", &o);
+    ck_assert_msg(o.exit_status == 0 && o.says_verified, "%s, stderr: %s", exit_meaning(&o), o.err);
+    long blocks = 0;
+    int threads = 0;
+    ck_assert_msg(row_launch(o.out, fixed_size[_i], &blocks, &threads), "no row for %s in: %s",
+                  fixed_size[_i], o.out);
+    ck_assert_msg(blocks == 3 && threads == 256, "%s ran %ldx%d, want 3x256", fixed_size[_i],
+                  blocks, threads);
+    ck_assert_msg(row_launch(o.out, "unrolled", &blocks, &threads) && threads == 64,
+                  "unrolled did not take --threads 64: %s", o.out);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("05_privatized", argc, argv);
     Suite *suite = gpu_stage_suite();
+    TCase *refusals = tcase_create("block sizes");
+    tcase_add_loop_test(refusals, test_fixed_size_variants_refuse_other_threads, 0, FIXED_SIZE);
+    add_tcase(suite, refusals, FIXED_SIZE);
+
     TCase *variants_tc = tcase_create("variants");
     tcase_set_timeout(variants_tc, 600);
     /* make test: each variant once (with every size and kind in turn); each
-     * aggregation case once, the two variants in turn; past 2 GiB in test-full */
+     * aggregation, round and tile case once, the variants in turn; past 2 GiB
+     * in test-full */
     int each = cases(VARIANTS * 4 * SIZES, VARIANTS);
     tcase_add_loop_test(variants_tc, test_each_variant_matches_reference, 0, each);
     int aggregation = cases(AGGREGATING * AGGREGATION_CASES, AGGREGATION_CASES);
     tcase_add_loop_test(variants_tc, test_aggregation_counts_every_byte_once, 0, aggregation);
-    int past_2_gib = cases(AGGREGATING, 0);
+    int rounds = cases(FIXED_SIZE * ROUND_AND_TILE_CASES, ROUND_AND_TILE_CASES);
+    tcase_add_loop_test(variants_tc, test_rounds_and_tiles_count_every_byte_once, 0, rounds);
+    tcase_add_loop_test(variants_tc, test_fixed_size_variants_keep_256_threads, 0, FIXED_SIZE);
+    int past_2_gib = cases(AGGREGATING, 0), fixed_past_2_gib = cases(FIXED_SIZE, 0);
     tcase_add_loop_test(variants_tc, test_aggregation_past_2_gib, 0, past_2_gib);
-    add_if_runnable(suite, variants_tc, each + aggregation + past_2_gib);
+    tcase_add_loop_test(variants_tc, test_fixed_size_variants_past_2_gib, 0, fixed_past_2_gib);
+    add_if_runnable(suite, variants_tc,
+                    each + aggregation + rounds + FIXED_SIZE + past_2_gib + fixed_past_2_gib);
     return run_suite(suite);
 }
