@@ -5,9 +5,10 @@
  * 2 to 1048576 even bins (bin = key x bins / 2^32), and the counters move
  * as the bins grow: a copy per warp, one per block (32-bit counters, then
  * 16-bit halves for twice the bins), one per cluster of blocks, none on chip
- * (global atomics), and past what one SM holds, partition then count. Each
- * is its own kernel (many_bins_kernels.cuh), each row a % of a kernel that
- * only reads the keys (chapter 07).
+ * (global atomics), and past what one SM holds, partition then count, or
+ * sort then count (CUB). Each is its own kernel (many_bins_kernels.cuh,
+ * sort_then_count.cuh), each row a % of a kernel that only reads the keys
+ * (chapter 07).
  *
  *   ./hist_gpu_many_bins --bins 4096                      every strategy that holds 4096 bins
  *   ./hist_gpu_many_bins --bins 1048576 --variant partition
@@ -15,10 +16,12 @@
  */
 #include "book.h"
 #include "harness_cuda.h"
-#include "read_kernel.cuh" /* the yardstick: a kernel that only reads the keys */
+#include "read_kernel.cuh"     /* the yardstick: a kernel that only reads the keys */
+#include "sort_then_count.cuh" /* first: it includes CUB's headers before WARP is a macro */
 #include "many_bins_kernels.cuh"
 
 #include <cub/device/device_histogram.cuh>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,7 +42,7 @@ static void cpu_many_bins(const unsigned *keys, size_t n, unsigned bins, unsigne
 
 // clang-format off
 enum kind { AUTO, PER_WARP, PER_BLOCK, HALVES, HALVES_AGGREGATED, CLUSTER, GLOBAL, GLOBAL_PLAIN,
-            PARTITION, CUB };
+            PARTITION, SORT, CUB };
 // clang-format on
 
 struct strategy {
@@ -48,7 +51,7 @@ struct strategy {
 };
 
 static const struct strategy strategies[] = {
-    {"auto", AUTO},                           /* the fastest of the rest on these keys */
+    {"auto", AUTO},                           /* the fastest of per-warp to partition on the keys */
     {"per-warp", PER_WARP},                   /* (a) a copy per warp */
     {"per-block", PER_BLOCK},                 /* (b) one per block, 32-bit counters */
     {"per-block-halves", HALVES},             /* (b) one per block, 16-bit halves */
@@ -57,6 +60,7 @@ static const struct strategy strategies[] = {
     {"global", GLOBAL},                       /* (d) global atomics, a warp's equal bins at once */
     {"global-plain", GLOBAL_PLAIN},           /* (d) global atomics, one per key */
     {"partition", PARTITION},                 /* (e) split by bin range, then count each part */
+    {"sort", SORT},                           /* (e) sort the bins, then count each run (CUB) */
     {"cub", CUB},                             /* (f) cub::DeviceHistogram::HistogramEven */
 };
 #define STRATEGIES ((int)(sizeof strategies / sizeof strategies[0]))
@@ -66,7 +70,7 @@ static const struct strategy strategies[] = {
 struct plan {
     const struct strategy *s;
     unsigned bins;
-    struct launch launch, count_launch; /* count_launch: partition's pass 2 */
+    struct launch launch, count_launch; /* count_launch: partition's pass 2, sort's last kernel */
     size_t shared_bytes, count_shared_bytes;
     unsigned words;                           /* halves: 32-bit words of two counters */
     unsigned slice, over_slice;               /* cluster: bins per block, and 2^40 / slice */
@@ -76,6 +80,7 @@ struct plan {
     unsigned *starts, *totals;
     void *cub_scratch;
     size_t cub_bytes;
+    struct sort_scratch sort;
     bool not_here;     /* why_not is about this GPU or build (exit 77), not the bins */
     char why_not[200]; /* set when the strategy cannot hold these bins */
 };
@@ -192,6 +197,32 @@ static void plan_partition(const struct device *d, struct plan *p, size_t n)
     HANDLE_ERROR(cudaMalloc((void **)&p->totals, (size_t)p->buckets * 4));
 }
 
+/* Refused where CUB cannot take the keys, or where their scratch does not fit
+ * beside what later runs allocate: an end-to-end run's copy of the keys, two
+ * histograms, and 32 MiB for the allocator's rounding. */
+static void plan_sort(const struct device *d, struct plan *p, size_t n)
+{
+    size_t free_bytes, total_bytes;
+    size_t bytes = n > INT_MAX ? 0 : size_sort_scratch(&p->sort, (int)n, p->bins);
+    HANDLE_ERROR(cudaMemGetInfo(&free_bytes, &total_bytes));
+    p->not_here = n > INT_MAX || bytes + 4 * n + 8 * (size_t)p->bins + (32 << 20) > free_bytes;
+    if (n > INT_MAX) /* CUDA 13.0's CUB takes the encode's num_items as an int */
+        snprintf(p->why_not, sizeof p->why_not, "sort: CUB takes at most %d keys; these are %zu",
+                 INT_MAX, n);
+    else if (p->not_here)
+        snprintf(p->why_not, sizeof p->why_not,
+                 "sort: %zu keys need %zu bytes of scratch and a second copy of the keys; "
+                 "%zu bytes are free",
+                 n, bytes, free_bytes);
+    if (p->not_here)
+        return;
+    allocate_sort_scratch(&p->sort, (int)n, p->bins);
+    p->launch = fill_gpu(d, (const void *)bins_of_keys, 0, 0);
+    long write_blocks = (long)((p->bins + p->launch.threads - 1) / p->launch.threads);
+    p->count_launch = {p->launch.blocks < write_blocks ? p->launch.blocks : write_blocks,
+                       p->launch.threads};
+}
+
 /* Fills p for p->s and p->bins, or says in p->why_not why it cannot. */
 static void plan_strategy(const struct device *d, struct plan *p, size_t n)
 {
@@ -232,6 +263,8 @@ static void plan_strategy(const struct device *d, struct plan *p, size_t n)
         return;
     case PARTITION:
         return plan_partition(d, p, n);
+    case SORT:
+        return plan_sort(d, p, n);
     case CUB: /* levels as 64-bit integers: the last, 2^32, is not a u32 */
         HANDLE_ERROR(cub::DeviceHistogram::HistogramEven(NULL, p->cub_bytes, (const unsigned *)NULL,
                                                          (unsigned *)NULL, (int)bins + 1, 0LL,
@@ -248,6 +281,7 @@ static void free_plan(struct plan *p)
     void *scratch[] = {p->indices, p->starts, p->totals, p->cub_scratch};
     for (void *space : scratch)
         HANDLE_ERROR(cudaFree(space));
+    free_sort_scratch(&p->sort);
 }
 
 /* The one place a strategy becomes a launch, as a histo_launcher: the
@@ -298,6 +332,9 @@ static void launch_plan(void *context, const unsigned char *dev_buffer, size_t s
                                                        p->buckets, p->starts, p->totals,
                                                        p->tile_keys, histo);
         break;
+    case SORT: /* every step is its time: the bins, the sort, the runs */
+        sort_then_count(&p->sort, keys, (int)n, bins, p->launch, p->count_launch, histo);
+        break;
     case CUB:
         HANDLE_ERROR(cub::DeviceHistogram::HistogramEven(
             p->cub_scratch, p->cub_bytes, keys, histo, (int)bins + 1, 0LL, 1LL << 32, (int64_t)n));
@@ -338,8 +375,8 @@ int main(int argc, char **argv)
         .gpu = true,
         .variants = variant_names_of_rows(strategies, STRATEGIES, sizeof strategies[0], true),
         .help = "The keys are the input read as 32-bit little-endian words (its size a multiple "
-                "of 4); bin = key x bins / 2^32. Scratch space (partition's, CUB's) is allocated "
-                "once, outside both times.",
+                "of 4); bin = key x bins / 2^32. Scratch space (partition's, sort's, CUB's) is "
+                "allocated once, outside both times.",
         .options = own_options,
         .launch_default = "as many blocks as fit at once (the occupancy API) of 512 or 1024 "
                           "threads, whichever keeps more threads on an SM; per-warp: 256, "
@@ -416,7 +453,9 @@ int main(int argc, char **argv)
 
         /* auto: every strategy from per-warp to partition (the table's order)
          * that holds the bins but global-plain, which global beats or ties,
-         * once on these keys after a warm-up; the fastest is kept. */
+         * once on these keys after a warm-up; the fastest is kept. Not sort:
+         * it moves 3 to 5 times the bytes partition moves (its header's napkin
+         * math), and would add 8 bytes a key to what auto allocates. */
         int chosen = -1;
         double tuning_ms = 0;
         if (variant_wants(&stage, &opt, "auto")) {

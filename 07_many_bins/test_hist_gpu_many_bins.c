@@ -4,7 +4,8 @@
  * little-endian 32-bit keys; bin = key x bins / 2^32): every strategy at bin
  * counts around the powers of two and around what each can hold, on every
  * data kind, on key counts around the 16-byte loads and partition's tiles,
- * and on odd launches. A strategy may refuse bins only by saying what they
+ * and on odd launches; sort, besides, on bins of 1 to 20 bits, none or one
+ * key, and constant keys. A strategy may refuse bins only by saying what they
  * need and what it has, and the two must agree with its refusal. The CSV has
  * one header however many bins --sweep runs. Bad usage exits 2 before any GPU
  * is touched; the GPU checks are skipped without a CUDA device.
@@ -75,11 +76,18 @@ static unsigned *reference(enum data_kind kind, size_t keys, uint64_t seed, unsi
 
 /* ---------------------------------------------------------- the matrix -- */
 
-static const char *const strategies[] = {
-    "per-warp", "per-block", "per-block-halves", "halves-aggregated",
-    "cluster",  "global",    "global-plain",     "partition",
-    "cub",      "auto"};
-#define STRATEGIES 10
+static const char *const strategies[] = {"per-warp",
+                                         "per-block",
+                                         "per-block-halves",
+                                         "halves-aggregated",
+                                         "cluster",
+                                         "global",
+                                         "global-plain",
+                                         "partition",
+                                         "sort",
+                                         "cub",
+                                         "auto"};
+#define STRATEGIES 11
 /* around the powers of two, a bucket of partition (32768 on the H100), what
  * each copy holds (per-warp 7264, per-block 58112, halves 116224, cluster
  * 930304 on the H100), and the most */
@@ -123,8 +131,9 @@ static void check_case(const char *strategy, unsigned bins, enum data_kind kind,
     struct many_output o;
     run_many(args, &o, bins);
     bool limited = strcmp(strategy, "global") != 0 && strcmp(strategy, "global-plain") != 0 &&
-                   strcmp(strategy, "partition") != 0 && strcmp(strategy, "cub") != 0 &&
-                   strcmp(strategy, "auto") != 0 && strcmp(strategy, "all") != 0;
+                   strcmp(strategy, "partition") != 0 && strcmp(strategy, "sort") != 0 &&
+                   strcmp(strategy, "cub") != 0 && strcmp(strategy, "auto") != 0 &&
+                   strcmp(strategy, "all") != 0;
     if (o.exit_status == EXIT_CANNOT_RUN && strcmp(strategy, "cluster") == 0) {
         ck_assert_msg(strstr(o.err, "cluster needs"), "%s: exit 77: %s", args, o.err);
     } else if (o.exit_status == EXIT_USAGE && limited) {
@@ -158,13 +167,45 @@ START_TEST(test_every_strategy_on_every_size_is_exact)
 }
 END_TEST
 
+/* sort: bins of every width its sort is cut to (1, 2, 8, 9, 10, 16 and 20
+ * bits: 2, 3 not a power of two, 256 and 257 around one pass of CUB's 8-bit
+ * digits, 1000, 65536, 2^20), no key, one, a few thousand (one tile of CUB's
+ * sort or a few), and constant keys, whose bins are one run. An end_bit one
+ * short leaves the bins' top bit unsorted: a bin's keys fall in several
+ * runs, whose lengths overwrite one another, and more runs than bins overrun
+ * unique and counts (a crash, or a hang if they reach CUB's scratch); the
+ * uniform cases, where most bins have keys, fail at every width (constant
+ * keys cannot: one run, sorted or not). A sort of every bit is right and
+ * slower: only the times show it. */
+static const struct {
+    unsigned bins;
+    enum data_kind kind;
+    size_t keys;
+} sort_cases[] = {
+    {2, DATA_UNIFORM, 1000003},        {3, DATA_UNIFORM, 1000003},
+    {1000, DATA_SKEWED, 1000003},      {1000, DATA_TEXT, 1000003},
+    {65536, DATA_UNIFORM, 1000003},    {1048576, DATA_UNIFORM, 1000003},
+    {1048576, DATA_SKEWED, 1000003},   {3, DATA_CONSTANT, 1000003},
+    {1048576, DATA_CONSTANT, 1000003}, {3, DATA_UNIFORM, 1},
+    {1048576, DATA_UNIFORM, 1},        {65536, DATA_UNIFORM, 0},
+    {256, DATA_UNIFORM, 1000003},      {257, DATA_SKEWED, 1000003},
+    {1000, DATA_UNIFORM, 16385},       {2, DATA_CONSTANT, 5},
+};
+#define SORT_CASES ((int)(sizeof sort_cases / sizeof sort_cases[0]))
+
+START_TEST(test_sort_is_exact_at_every_width_of_its_bins)
+{
+    check_case("sort", sort_cases[_i].bins, sort_cases[_i].kind, sort_cases[_i].keys, "");
+}
+END_TEST
+
 /* Launches with few blocks and small ones, which every kernel must count
  * exactly with (grid-stride loops, partition's tiles of another size). */
 START_TEST(test_odd_launches_are_exact)
 {
     static const char *const launches[] = {"--blocks 1 --threads 32", "--blocks 3 --threads 96",
                                            "--blocks 2 --threads 64", "--threads 1024"};
-    int s = _i % (STRATEGIES - 2); /* not cub (no launch), nor auto */
+    int s = _i % (STRATEGIES - 2); /* not cub (no launch), nor auto; sort: its own two kernels */
     const char *launch = launches[_i % 4];
     if (strcmp(strategies[s], "cluster") == 0) /* its grid is whole clusters: its own size */
         launch = strstr(launch, "--threads");
@@ -327,9 +368,10 @@ int main(int argc, char **argv)
     tcase_add_loop_test(gpu, test_every_strategy_on_every_size_is_exact, 0, data_cases);
     int launches = cases(4 * (STRATEGIES - 2), 4);
     tcase_add_loop_test(gpu, test_odd_launches_are_exact, 0, launches);
+    tcase_add_loop_test(gpu, test_sort_is_exact_at_every_width_of_its_bins, 0, SORT_CASES);
     tcase_add_test(gpu, test_all_strategies_in_one_csv);
     tcase_add_test(gpu, test_sweep_has_one_header_and_every_bin_count);
     tcase_add_test(gpu, test_a_file_of_odd_size_is_refused);
-    add_if_runnable(suite, gpu, bin_cases + data_cases + launches + 3);
+    add_if_runnable(suite, gpu, bin_cases + data_cases + launches + SORT_CASES + 3);
     return run_suite(suite);
 }
