@@ -17,6 +17,7 @@
  *
  *   ./hist_gpu_streams                  every way and the copy, side by side
  *   ./hist_gpu_streams --variant streams --chunks 16
+ *   ./hist_gpu_streams --size 1G --chunks 16 --timeline t.txt   when each step ran, by the GPU
  *
  * The counting is CUB's (stage 05's baseline): one library call takes a stream,
  * a start and a 64-bit length, so it counts the whole input or any chunk, and
@@ -29,11 +30,30 @@
 #include "harness_cuda.h" /* options, the GPU, repeats, the report: no need to read it */
 
 #include <cub/device/device_histogram.cuh>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define STREAMS        4
 #define DEFAULT_CHUNKS 8
+
+/* The timeline (--timeline FILE): after the timed runs, one more run of each
+ * way that has one, with a CUDA event recorded before and after each step of
+ * each chunk, on the stream that runs the step. An event's time is when its
+ * stream reached it on the GPU, so a step "begins" when its stream was ready
+ * for it (the step before it done, the host's call made), which can be before
+ * a copy engine or the SMs were free to start it. cudaEventElapsedTime gives
+ * times to about 0.5 us (CUDA Runtime API): a step of a few microseconds
+ * reads as 0 or 0.001 ms. */
+enum step { COPY_IN, KERNEL, COPY_OUT, STEPS };
+static const char *const step_names[STEPS] = {"copy-in", "kernel", "copy-out"};
+#define DEFAULT_STREAM (-1) /* where whole's cudaMemcpy runs: the legacy default stream */
+
+struct chunk_marks {
+    cudaEvent_t begin[STEPS], end[STEPS];
+    int stream[STEPS];   /* 0 to STREAMS - 1, or DEFAULT_STREAM */
+    size_t bytes[STEPS]; /* what the step copied or counted */
+};
 
 /* Everything made once: device buffers, per-chunk bins and CUB's scratch space. */
 struct trip {
@@ -47,8 +67,34 @@ struct trip {
     size_t scratch_bytes;
     cudaStream_t streams[STREAMS];
     int chunks;
-    unsigned int histo[BINS]; /* the result of the last run */
+    unsigned int histo[BINS];  /* the result of the last run */
+    bool timeline;             /* this run records its steps into marks */
+    struct chunk_marks *marks; /* chunks of them, made for --timeline only */
 };
+
+static cudaStream_t stream_of(const struct trip *t, int stream)
+{
+    return stream == DEFAULT_STREAM ? cudaStreamLegacy : t->streams[stream];
+}
+
+/* In the timeline's run: chunk's step, of bytes, begins here on that stream... */
+static void begin_step(struct trip *t, int chunk, enum step step, int stream, size_t bytes)
+{
+    if (!t->timeline)
+        return;
+    struct chunk_marks *m = &t->marks[chunk];
+    m->stream[step] = stream;
+    m->bytes[step] = bytes;
+    HANDLE_ERROR(cudaEventRecord(m->begin[step], stream_of(t, stream)));
+}
+
+/* ...and ends here, on the same stream. */
+static void end_step(struct trip *t, int chunk, enum step step)
+{
+    if (t->timeline)
+        HANDLE_ERROR(
+            cudaEventRecord(t->marks[chunk].end[step], stream_of(t, t->marks[chunk].stream[step])));
+}
 
 /* CUB's histogram of count bytes at dev_buffer + offset into bins, on a stream.
  * CUB says how much scratch space each size needs (a query on the host, no GPU
@@ -86,10 +132,16 @@ static void add_chunks(struct trip *t)
 static double whole(struct trip *t, const unsigned char *source)
 {
     double start = now_ms();
+    begin_step(t, 0, COPY_IN, DEFAULT_STREAM, t->in->size);
     HANDLE_ERROR(cudaMemcpy(t->dev_buffer, source, t->in->size, cudaMemcpyHostToDevice));
+    end_step(t, 0, COPY_IN);
+    begin_step(t, 0, KERNEL, 0, t->in->size);
     count_chunk(t, 0, t->in->size, 0, 0);
+    end_step(t, 0, KERNEL);
+    begin_step(t, 0, COPY_OUT, 0, BINS * sizeof(unsigned int));
     HANDLE_ERROR(cudaMemcpyAsync(t->host_bins, t->dev_bins, BINS * sizeof(unsigned int),
                                  cudaMemcpyDeviceToHost, t->streams[0]));
+    end_step(t, 0, COPY_OUT);
     HANDLE_ERROR(cudaStreamSynchronize(t->streams[0]));
     double ms = now_ms() - start;
     memcpy(t->histo, t->host_bins, sizeof t->histo);
@@ -128,11 +180,17 @@ static double streams_once(void *context)
         size_t offset = c * per_chunk < size ? c * per_chunk : size;
         size_t count = size - offset < per_chunk ? size - offset : per_chunk;
         cudaStream_t s = t->streams[c % STREAMS];
+        begin_step(t, c, COPY_IN, c % STREAMS, count);
         HANDLE_ERROR(cudaMemcpyAsync(t->dev_buffer + offset, t->pinned + offset, count,
                                      cudaMemcpyHostToDevice, s));
+        end_step(t, c, COPY_IN);
+        begin_step(t, c, KERNEL, c % STREAMS, count);
         count_chunk(t, offset, count, c, c % STREAMS);
+        end_step(t, c, KERNEL);
+        begin_step(t, c, COPY_OUT, c % STREAMS, BINS * sizeof(unsigned int));
         HANDLE_ERROR(cudaMemcpyAsync(t->host_bins + c * BINS, t->dev_bins + c * BINS,
                                      BINS * sizeof(unsigned int), cudaMemcpyDeviceToHost, s));
+        end_step(t, c, COPY_OUT);
     }
     HANDLE_ERROR(cudaDeviceSynchronize());
     double ms = now_ms() - start;
@@ -201,11 +259,17 @@ static double streams_staged_once(void *context)
         size_t count = size - offset < per_chunk ? size - offset : per_chunk;
         cudaStream_t s = t->streams[c % STREAMS];
         memcpy(t->staging + offset, t->in->buffer + offset, count);
+        begin_step(t, c, COPY_IN, c % STREAMS, count);
         HANDLE_ERROR(cudaMemcpyAsync(t->dev_buffer + offset, t->staging + offset, count,
                                      cudaMemcpyHostToDevice, s));
+        end_step(t, c, COPY_IN);
+        begin_step(t, c, KERNEL, c % STREAMS, count);
         count_chunk(t, offset, count, c, c % STREAMS);
+        end_step(t, c, KERNEL);
+        begin_step(t, c, COPY_OUT, c % STREAMS, BINS * sizeof(unsigned int));
         HANDLE_ERROR(cudaMemcpyAsync(t->host_bins + c * BINS, t->dev_bins + c * BINS,
                                      BINS * sizeof(unsigned int), cudaMemcpyDeviceToHost, s));
+        end_step(t, c, COPY_OUT);
     }
     HANDLE_ERROR(cudaDeviceSynchronize());
     double ms = now_ms() - start;
@@ -308,21 +372,102 @@ static void free_trip(struct trip *t)
 static const struct way {
     const char *name;
     timed_run once;
-    bool chunked; /* cut into --chunks chunks over the streams */
+    bool chunked;  /* cut into --chunks chunks over the streams */
+    bool timeline; /* --timeline records its steps: the chunked ways, and pinned beside them */
 } ways[] = {
-    {"pageable", pageable_once, false},
-    {"pinned", pinned_once, false},
-    {"streams", streams_once, true},
-    {"pinned-staged", pinned_staged_once, false},
-    {"alloc-staged", alloc_staged_once, false},
-    {"registered", registered_once, false},
-    {"streams-staged", streams_staged_once, true},
+    {"pageable", pageable_once, false, false},
+    {"pinned", pinned_once, false, true},
+    {"streams", streams_once, true, true},
+    {"pinned-staged", pinned_staged_once, false, false},
+    {"alloc-staged", alloc_staged_once, false, false},
+    {"registered", registered_once, false, false},
+    {"streams-staged", streams_staged_once, true, true},
 };
 #define WAYS ((int)(sizeof ways / sizeof ways[0]))
 
-enum { OPT_CHUNKS };
+/* --timeline FILE, checked and opened (emptied) before anything runs, so that
+ * a path that cannot be written fails at once, in one line. */
+static FILE *open_timeline(const struct stage *stage, const struct options *opt, const char *path)
+{
+    bool any = false;
+    for (int w = 0; w < WAYS; w++)
+        any = any || (ways[w].timeline && variant_wants(stage, opt, ways[w].name));
+    if (!any)
+        usage_error(stage, "--timeline: only pinned, streams and streams-staged record one");
+    FILE *out = fopen(path, "w");
+    if (!out)
+        fail("--timeline: cannot write %s: %s", path, strerror(errno));
+    return out;
+}
+
+/* --timeline: each way that has one runs once more, after the timed runs,
+ * recording its steps (struct chunk_marks); then one line per chunk and step,
+ * its times in ms from an event that the GPU reached just before that run
+ * was queued. The run must count what the timed runs did (histos, which the
+ * report checks against the CPU). */
+static void write_timeline(FILE *out, const char *path, struct trip *t, const struct stage *stage,
+                           const struct options *opt, const char *device, int copy_engines,
+                           const unsigned int histos[][BINS])
+{
+    cudaEvent_t origin;
+    HANDLE_ERROR(cudaEventCreateWithFlags(&origin, cudaEventDefault)); /* with timing */
+    t->marks = (struct chunk_marks *)checked_malloc(t->chunks * sizeof *t->marks);
+    for (int c = 0; c < t->chunks; c++)
+        for (int s = 0; s < STEPS; s++) {
+            HANDLE_ERROR(cudaEventCreateWithFlags(&t->marks[c].begin[s], cudaEventDefault));
+            HANDLE_ERROR(cudaEventCreateWithFlags(&t->marks[c].end[s], cudaEventDefault));
+        }
+    bool written = fprintf(out,
+                           "# device: %s\n# copy engines: %d (cudaDevAttrAsyncEngineCount)\n"
+                           "# input: %zu bytes, %s; streams ways: %d chunks on %d streams\n"
+                           "# times: ms from an event just before each way's run (about 0.5 us "
+                           "resolution)\n# variant stream chunk what start_ms end_ms bytes\n",
+                           device, copy_engines, t->in->size, t->in->name, t->chunks, STREAMS) >= 0;
+    for (int w = 0; w < WAYS; w++) {
+        if (!ways[w].timeline || !variant_wants(stage, opt, ways[w].name))
+            continue;
+        HANDLE_ERROR(cudaDeviceSynchronize());
+        HANDLE_ERROR(cudaEventRecord(origin, cudaStreamLegacy));
+        HANDLE_ERROR(cudaEventSynchronize(origin)); /* reached before any step is queued */
+        t->timeline = true;
+        ways[w].once(t);
+        t->timeline = false;
+        HANDLE_ERROR(cudaDeviceSynchronize()); /* every mark reached */
+        if (memcmp(t->histo, histos[w], sizeof t->histo) != 0)
+            fail("--timeline: %s counted other bins in its run with events", ways[w].name);
+        for (int c = 0; c < (ways[w].chunked ? t->chunks : 1); c++)
+            for (int s = 0; s < STEPS; s++) {
+                const struct chunk_marks *m = &t->marks[c];
+                float begin_ms, end_ms;
+                HANDLE_ERROR(cudaEventElapsedTime(&begin_ms, origin, m->begin[s]));
+                HANDLE_ERROR(cudaEventElapsedTime(&end_ms, origin, m->end[s]));
+                char stream[16] = "default";
+                if (m->stream[s] != DEFAULT_STREAM)
+                    snprintf(stream, sizeof stream, "%d", m->stream[s]);
+                written =
+                    written && fprintf(out, "%s %s %d %s %.4f %.4f %zu\n", ways[w].name, stream, c,
+                                       step_names[s], begin_ms, end_ms, m->bytes[s]) >= 0;
+            }
+    }
+    for (int c = 0; c < t->chunks; c++)
+        for (int s = 0; s < STEPS; s++) {
+            HANDLE_ERROR(cudaEventDestroy(t->marks[c].begin[s]));
+            HANDLE_ERROR(cudaEventDestroy(t->marks[c].end[s]));
+        }
+    HANDLE_ERROR(cudaEventDestroy(origin));
+    free(t->marks);
+    t->marks = NULL;
+    written = written && !ferror(out);
+    if (fclose(out) != 0 || !written)
+        fail("--timeline: writing %s failed", path);
+}
+
+enum { OPT_CHUNKS, OPT_TIMELINE };
 static const struct stage_option own_options[] = {
     {"--chunks", "N", "chunks the streams ways cut the input into (default 8, at most 1024)"},
+    {"--timeline", "FILE",
+     "after the timed runs, write when each chunk's copy in, kernel and copy out ran "
+     "(pinned, streams, streams-staged)"},
     {NULL}};
 
 int main(int argc, char **argv)
@@ -343,7 +488,14 @@ int main(int argc, char **argv)
         usage_error(&stage, "--blocks, --threads and --blocks-per-sm: CUB chooses its own launch "
                             "here (--chunks N sets the number of chunks)");
     int chunks = (int)stage_option_number(&stage, &opt, OPT_CHUNKS, 1, 1024, DEFAULT_CHUNKS);
+    const char *timeline_path = opt.stage_values[OPT_TIMELINE];
+    FILE *timeline = timeline_path ? open_timeline(&stage, &opt, timeline_path) : NULL;
     struct gpu gpu = open_gpu(&stage);
+    /* Above 0, a copy can run while a kernel runs; 2, copies to and from the
+     * GPU can run at the same time too (CUDA C++ Programming Guide, "Overlap
+     * of Data Transfer and Kernel Execution", "Concurrent Data Transfers"). */
+    int copy_engines;
+    HANDLE_ERROR(cudaDeviceGetAttribute(&copy_engines, cudaDevAttrAsyncEngineCount, gpu.id));
     struct input in = make_input(&stage, &opt);
 
     struct trip trip = {0};
@@ -374,7 +526,12 @@ int main(int argc, char **argv)
     }
     if (count > 1) /* the kernel-only result is verified once, with the first row */
         results[1].kernel_histo = kernel_histo;
+    if (timeline)
+        write_timeline(timeline, timeline_path, &trip, &stage, &opt, gpu.name, copy_engines,
+                       histos);
     int status = report_results(&stage, &opt, &in, results, count);
+    if (!opt.csv)
+        printf("copy engines: %d (cudaDevAttrAsyncEngineCount)\n", copy_engines);
     free_trip(&trip);
     free_input(&in);
     return status;

@@ -5,11 +5,15 @@
  * alloc-staged, registered, streams-staged), on sizes around the chunks' and
  * a page's edges, with every data kind, and past 2 GiB. Each way runs alone,
  * so that a staging buffer holds only what that way's own copies put there.
- * Skipped without a CUDA device.
+ * --timeline FILE writes every chunk's copy in, kernel and copy out, each on
+ * its chunk's stream and in that stream's order, the bytes adding up to the
+ * input. Skipped without a CUDA device, but for the usage checks.
  */
 #include "stage_checks.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const ways[] = {"--variant pageable",
                                    "--variant pinned",
@@ -115,6 +119,230 @@ START_TEST(test_chunks_out_of_range_are_refused)
 }
 END_TEST
 
+/* ------------------------------------------------------------ --timeline -- */
+
+/* One line of the timeline: one step of one chunk of one way. */
+struct step {
+    char variant[32], stream[16], what[16];
+    int chunk;
+    double start_ms, end_ms;
+    unsigned long long bytes;
+};
+enum { COPY_IN, KERNEL, COPY_OUT };
+static const char *const step_names[] = {"copy-in", "kernel", "copy-out"};
+#define MOST_CHUNKS 1024
+#define MOST_STEPS  (3 * 3 * MOST_CHUNKS) /* three ways record one, three steps a chunk */
+/* Events on two streams need not agree to the last tick, where one stream waits for the
+ * other: pinned's kernel (stream 0) follows its cudaMemcpy (the default stream). About
+ * ten times cudaEventElapsedTime's resolution, and far less than any copy here. */
+#define OTHER_STREAM_SLACK_MS 0.005
+
+/* The steps in a timeline file; a line that is neither a '#' comment nor a
+ * step fails the check. *engines: its "# copy engines: N" line, or -1. */
+static int read_steps(const char *path, struct step *steps, int *engines)
+{
+    FILE *f = fopen(path, "r");
+    ck_assert_msg(f != NULL, "no timeline written at %s", path);
+    char line[256];
+    int count = 0;
+    *engines = -1;
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#') {
+            sscanf(line, "# copy engines: %d (cudaDevAttrAsyncEngineCount)", engines);
+            continue;
+        }
+        ck_assert_msg(count < MOST_STEPS, "more than %d steps in %s", MOST_STEPS, path);
+        struct step *s = &steps[count++];
+        int end = 0;
+        int fields = sscanf(line, "%31s %15s %d %15s %lf %lf %llu%n", s->variant, s->stream,
+                            &s->chunk, s->what, &s->start_ms, &s->end_ms, &s->bytes, &end);
+        ck_assert_msg(fields == 7 && line[end] == '\n',
+                      "not 'variant stream chunk what start_ms end_ms bytes': %s", line);
+    }
+    fclose(f);
+    return count;
+}
+
+/* One way's steps, on size bytes cut into chunks (pinned: 1): each chunk's
+ * three steps once, on stream chunk % 4 (pinned copies in with cudaMemcpy, on
+ * the default stream), each ending no earlier than it starts and starting no
+ * earlier than the step before it on its stream ends; every copy of bins back
+ * 256 counters; the copies in carrying the whole input, the kernels counting
+ * what they carried. */
+static void check_way_timeline(const struct step *steps, int count, const char *way, size_t size,
+                               int chunks)
+{
+    static const struct step *found[MOST_CHUNKS][3];
+    memset(found, 0, sizeof found);
+    unsigned long long copied = 0;
+    for (int i = 0; i < count; i++) {
+        const struct step *s = &steps[i];
+        if (strcmp(s->variant, way) != 0)
+            continue;
+        int what = -1;
+        for (int k = 0; k < 3; k++)
+            what = strcmp(s->what, step_names[k]) == 0 ? k : what;
+        ck_assert_msg(what >= 0, "%s: a step '%s'", way, s->what);
+        ck_assert_msg(s->chunk >= 0 && s->chunk < chunks, "%s: chunk %d of %d", way, s->chunk,
+                      chunks);
+        ck_assert_msg(!found[s->chunk][what], "%s: chunk %d's %s twice", way, s->chunk, s->what);
+        found[s->chunk][what] = s;
+        ck_assert_msg(s->start_ms >= 0 && s->end_ms >= s->start_ms,
+                      "%s: chunk %d's %s from %.4f to %.4f ms", way, s->chunk, s->what, s->start_ms,
+                      s->end_ms);
+        char stream[16] = "default";
+        if (strcmp(way, "pinned") != 0 || what != COPY_IN)
+            snprintf(stream, sizeof stream, "%d", s->chunk % 4);
+        ck_assert_msg(strcmp(s->stream, stream) == 0, "%s: chunk %d's %s on stream %s, not %s", way,
+                      s->chunk, s->what, s->stream, stream);
+        copied += what == COPY_IN ? s->bytes : 0;
+    }
+    for (int c = 0; c < chunks; c++) {
+        for (int k = 0; k < 3; k++)
+            ck_assert_msg(found[c][k], "%s: chunk %d has no %s", way, c, step_names[k]);
+        const struct step *in = found[c][COPY_IN], *kernel = found[c][KERNEL],
+                          *out = found[c][COPY_OUT];
+        ck_assert_msg(kernel->bytes == in->bytes && out->bytes == BINS * sizeof(unsigned int),
+                      "%s: chunk %d copies in %llu bytes, counts %llu, copies back %llu", way, c,
+                      in->bytes, kernel->bytes, out->bytes);
+        double slack = strcmp(in->stream, kernel->stream) == 0 ? 0 : OTHER_STREAM_SLACK_MS;
+        ck_assert_msg(kernel->start_ms >= in->end_ms - slack,
+                      "%s: chunk %d's kernel starts at %.4f ms, its copy in ends at %.4f", way, c,
+                      kernel->start_ms, in->end_ms);
+        ck_assert_msg(out->start_ms >= kernel->end_ms,
+                      "%s: chunk %d's copy out starts at %.4f ms, its kernel ends at %.4f", way, c,
+                      out->start_ms, kernel->end_ms);
+        if (c >= 4)
+            ck_assert_msg(in->start_ms >= found[c - 4][COPY_OUT]->end_ms,
+                          "%s: chunk %d starts at %.4f ms on its stream, where chunk %d ends at "
+                          "%.4f",
+                          way, c, in->start_ms, c - 4, found[c - 4][COPY_OUT]->end_ms);
+    }
+    ck_assert_msg(copied == size, "%s: the copies in carry %llu bytes of the input's %zu", way,
+                  copied, size);
+}
+
+static const struct timeline_case {
+    size_t size;
+    int chunks;
+    const char *variant; /* "": every way, so the three that record one */
+} timeline_cases[] = {
+    {1000003, 9, ""},            /* a prime; chunks 4 to 8 reuse streams 0 to 3 */
+    {9, 8, "--variant streams"}, /* four chunks of 2 bytes, one of 1, three empty */
+    {0, 3, "--variant pinned"},  /* nothing to copy */
+    {((size_t)1 << 31) + 5, 16, "--variant streams-staged"}, /* bytes past 2 GiB */
+};
+
+START_TEST(test_timeline_follows_every_chunk_through_its_stream)
+{
+    const struct timeline_case *t = &timeline_cases[_i];
+    char dir[] = "/tmp/stage_timeline_XXXXXX", path[64], args[256];
+    ck_assert(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/timeline.txt", dir);
+    snprintf(args, sizeof args, "--size %zu --reps 1 --chunks %d %s --timeline %s", t->size,
+             t->chunks, t->variant, path);
+    struct stage_output o;
+    run_stage(args, &o);
+    ck_assert_msg(o.exit_status == 0 && o.says_verified, "%s: %s: %s", args, exit_meaning(&o),
+                  o.err);
+    static struct step steps[MOST_STEPS];
+    int engines, reported = -1;
+    int count = read_steps(path, steps, &engines);
+    unlink(path);
+    rmdir(dir);
+    const char *said = strstr(o.out, "\ncopy engines: ");
+    ck_assert_msg(
+        said && sscanf(said, "\ncopy engines: %d (cudaDevAttrAsyncEngineCount)", &reported) == 1,
+        "%s: no 'copy engines: N (cudaDevAttrAsyncEngineCount)' line: %s", args, o.out);
+    ck_assert_msg(engines == reported, "%s: the timeline says %d copy engines, the report %d", args,
+                  engines, reported);
+    static const char *const ways[] = {"pinned", "streams", "streams-staged"};
+    int expected = 0;
+    for (int w = 0; w < 3; w++) {
+        if (t->variant[0] && strcmp(t->variant + strlen("--variant "), ways[w]) != 0)
+            continue;
+        int chunks = strcmp(ways[w], "pinned") == 0 ? 1 : t->chunks;
+        check_way_timeline(steps, count, ways[w], t->size, chunks);
+        expected += 3 * chunks;
+    }
+    ck_assert_msg(count == expected, "%s: %d steps, not %d: a way recorded that was not asked for",
+                  args, count, expected);
+}
+END_TEST
+
+/* The timeline is an extra run, beside the report: --csv still prints its
+ * header and one row per way and the floor, nothing else, and the timeline
+ * holds the three ways' steps (8 chunks: 3 + 24 + 24). */
+START_TEST(test_timeline_leaves_the_csv_as_it_was)
+{
+    char dir[] = "/tmp/stage_timeline_XXXXXX", path[64], args[128];
+    ck_assert(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/timeline.txt", dir);
+    snprintf(args, sizeof args, "--size 4096 --reps 1 --csv --timeline %s", path);
+    struct stage_output o;
+    run_stage(args, &o);
+    ck_assert_msg(o.exit_status == 0, "%s: %s", exit_meaning(&o), o.err);
+    static struct step steps[MOST_STEPS];
+    int engines, count = read_steps(path, steps, &engines);
+    unlink(path);
+    rmdir(dir);
+    ck_assert_msg(count == 51 && engines >= 0, "%d steps, %d copy engines", count, engines);
+    ck_assert_msg(strncmp(o.out, CSV_HEADER "\n", strlen(CSV_HEADER) + 1) == 0, "%s", o.out);
+    int rows = 0;
+    for (const char *line = strchr(o.out, '\n') + 1; *line; line = strchr(line, '\n') + 1) {
+        ck_assert_msg(strncmp(line, "06_streams,", 11) == 0 && strchr(line, '\n'),
+                      "not a CSV row: %.80s", line);
+        rows++;
+    }
+    ck_assert_msg(rows == 8, "%d rows, not 8: %s", rows, o.out);
+}
+END_TEST
+
+/* A timeline that cannot be written fails before anything runs (before the
+ * GPU is asked for, so on any machine): one line, exit 1. */
+START_TEST(test_timeline_that_cannot_be_written_fails_in_one_line)
+{
+    char dir[] = "/tmp/stage_timeline_XXXXXX", missing[64];
+    ck_assert(mkdtemp(dir) != NULL);
+    snprintf(missing, sizeof missing, "%s/no-such-folder/timeline.txt", dir);
+    const char *const paths[] = {missing, dir}; /* in a folder that is not there; a folder */
+    for (int i = 0; i < 2; i++) {
+        char args[160];
+        snprintf(args, sizeof args, "--size 16 --reps 1 --timeline %s", paths[i]);
+        struct stage_output o;
+        run_stage(args, &o);
+        ck_assert_msg(o.exit_status == EXIT_FAILED, "%s: %s: %s", args, exit_meaning(&o), o.err);
+        ck_assert_msg(strstr(o.err, "--timeline: cannot write") &&
+                          strchr(o.err, '\n') == o.err + strlen(o.err) - 1,
+                      "%s: not one line that says so: %s", args, o.err);
+    }
+    rmdir(dir);
+}
+END_TEST
+
+/* The four ways that record no timeline, asked for alone with --timeline: exit 2, no file. */
+START_TEST(test_timeline_of_a_way_that_records_none_is_refused)
+{
+    static const char *const none[] = {"pageable", "pinned-staged", "alloc-staged", "registered"};
+    char dir[] = "/tmp/stage_timeline_XXXXXX", path[64], args[160];
+    ck_assert(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/timeline.txt", dir);
+    for (int i = 0; i < 4; i++) {
+        snprintf(args, sizeof args, "--variant %s --timeline %s", none[i], path);
+        struct stage_output o;
+        run_stage(args, &o);
+        bool made = access(path, F_OK) == 0;
+        unlink(path);
+        ck_assert_msg(o.exit_status == EXIT_USAGE && !made, "%s: %s, %s", args, exit_meaning(&o),
+                      made ? "a file made" : "no file");
+        ck_assert_msg(
+            strstr(o.err, "--timeline: only pinned, streams and streams-staged record one"),
+            "%s: %s", args, o.err);
+    }
+    rmdir(dir);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("06_streams", argc, argv);
@@ -123,7 +351,9 @@ int main(int argc, char **argv)
     TCase *usage_tc = usage_tcase(true, &usage_checks);
     tcase_add_test(usage_tc, test_a_launch_is_refused_since_cub_launches);
     tcase_add_test(usage_tc, test_chunks_out_of_range_are_refused);
-    add_tcase(suite, usage_tc, usage_checks + 2);
+    tcase_add_test(usage_tc, test_timeline_that_cannot_be_written_fails_in_one_line);
+    tcase_add_test(usage_tc, test_timeline_of_a_way_that_records_none_is_refused);
+    add_tcase(suite, usage_tc, usage_checks + 4);
     TCase *output_tc = output_tcase(&output_checks); /* before add_if_runnable reads the count */
     add_if_runnable(suite, output_tc, output_checks);
     TCase *ways_tc = matrix_tcase(&matrix_checks);
@@ -135,5 +365,12 @@ int main(int argc, char **argv)
     tcase_add_test(ways_tc, test_registered_takes_buffers_that_are_not_page_aligned);
     tcase_add_test(ways_tc, test_registered_pins_nothing_for_an_empty_input);
     add_if_runnable(suite, ways_tc, matrix_checks + matrix + past_2_gib + 2);
+    TCase *timeline_tc = tcase_create("timeline");
+    tcase_set_timeout(timeline_tc, 600); /* past 2 GiB */
+    int timelines = 3 + cases(1, 0);     /* make test-full adds the one past 2 GiB */
+    tcase_add_loop_test(timeline_tc, test_timeline_follows_every_chunk_through_its_stream, 0,
+                        timelines);
+    tcase_add_test(timeline_tc, test_timeline_leaves_the_csv_as_it_was);
+    add_if_runnable(suite, timeline_tc, timelines + 1);
     return run_suite(suite);
 }
