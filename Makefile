@@ -23,7 +23,7 @@ endif
 # The GPU's architecture, asked once here for every sub-make (common/flags.mk).
 include common/cuda-arch.mk
 
-.PHONY: all built common demo demo-short test test-full asan bench lab profile plots many-bins generalized chapters deps help clean \
+.PHONY: all built common demo demo-short test test-full asan bench lab profile plots many-bins generalized timeline equalize chapters deps help clean \
         $(STAGES) $(TOOLS)
 
 all: $(STAGES) $(TOOLS)
@@ -69,6 +69,14 @@ profile: built
 
 plots: $(DEPS)
 	@plots/plots.sh
+
+# stage 06's timeline (plots/results/timeline-06_streams-*.txt, written by
+# hist_gpu_streams --timeline) and stage 09's photograph before and after
+# (plots/results/equalize-*.dat, by hist_gpu_equalize --chart), drawn
+timeline: $(DEPS)
+	@plots/timeline.sh
+equalize: $(DEPS)
+	@plots/equalize.sh
 
 # stage 07_many_bins against its targets on every GPU swept, from
 # plots/results/sweep-07-many-bins-*.csv: MANY_BINS_OUT, see plots/many-bins.sh
@@ -121,6 +129,8 @@ help:
 	@echo "                LAB=<folder> (default lab/) drawn as a chart and a table there"
 	@echo "                (LAB_SIZE=16M, LAB_STAGES='03_shared_atomics 05_privatized')"
 	@echo "make profile    Nsight Compute on every GPU stage and variant: plots/results/profile-*.csv"
+	@echo "make timeline   stage 06's copies and kernels on a time axis, from its --timeline files"
+	@echo "make equalize   stage 09's photograph before and after, from its --chart files"
 	@echo "make plots      the workbook's own figures, plots/figures/, from its reference results"
 	@echo "                in plots/results/ (PLOTS_RESULTS=lab: each lab machine's own, in lab/figures/)"
 	@echo "make many-bins  stage 07_many_bins against its targets on every GPU swept, from the sweeps"

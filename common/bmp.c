@@ -1,6 +1,7 @@
 /*
  * bmp.c - a BMP reader that trusts nothing in the file: the histogram of a
- * photograph's brightness is the OpenCL book's example (its figure 4.1).
+ * photograph's brightness is the OpenCL book's example (its figure 4.1); and
+ * a writer of plain 24-bit BMPs, for a stage that makes a picture (09).
  *
  * Reads uncompressed 8-bit paletted, 24-bit and 32-bit images, stored bottom-up
  * or top-down, with rows padded to 4 bytes. Every size and offset in the file
@@ -10,6 +11,7 @@
  */
 #include "harness.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -177,4 +179,85 @@ void free_image(struct image *img)
 {
     free(img->rgb);
     img->rgb = NULL;
+}
+
+/* ---------------------------------------------------------------- writing -- */
+
+static void put16(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)v, p[1] = (unsigned char)(v >> 8);
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+    put16(p, v), put16(p + 2, v >> 16);
+}
+
+/* A write that failed: the reason, from errno where the library set one. */
+static int write_failed(const char *path, char *why, size_t why_len)
+{
+    snprintf(why, why_len, "error writing '%s': %s", path,
+             errno ? strerror(errno) : "the write was short");
+    return EXIT_FAILED;
+}
+
+int write_bmp(const char *path, const struct image *img, char *why, size_t why_len)
+{
+    /* Refused before anything is created: a size decode_bmp would refuse to
+     * read back (which also keeps the file far below the 4 GiB its 32-bit
+     * size field can hold). */
+    if (img->width <= 0 || img->height <= 0 || !img->rgb) {
+        snprintf(why, why_len, "cannot write '%s': a %d x %d image has no pixels", path, img->width,
+                 img->height);
+        return EXIT_USAGE;
+    }
+    uint64_t width = (uint64_t)img->width, height = (uint64_t)img->height;
+    uint64_t row_bytes = (3 * width + 3) / 4 * 4; /* each row padded to 4 bytes */
+    uint64_t pixel_offset = FILE_HEADER_BYTES + 40, file_bytes = pixel_offset + row_bytes * height;
+    if (width * height > MAX_IMAGE_PIXELS || file_bytes > UINT32_MAX) {
+        snprintf(why, why_len, "cannot write '%s': %llu x %llu pixels is too large for a BMP", path,
+                 (unsigned long long)width, (unsigned long long)height);
+        return EXIT_USAGE;
+    }
+
+    unsigned char header[FILE_HEADER_BYTES + 40] = {'B', 'M'};
+    put32(header + 2, (uint32_t)file_bytes);
+    put32(header + 10, (uint32_t)pixel_offset);
+    put32(header + 14, 40); /* BITMAPINFOHEADER */
+    put32(header + 18, (uint32_t)width);
+    put32(header + 22, (uint32_t)height); /* positive: the bottom row first */
+    put16(header + 26, 1);                /* planes */
+    put16(header + 28, 24);               /* bits per pixel */
+    put32(header + 34, (uint32_t)(row_bytes * height));
+    put32(header + 38, 2835); /* 72 dots per inch, in dots per metre */
+    put32(header + 42, 2835); /* compression (30) and the colour counts (46, 50) stay 0 */
+
+    unsigned char *row = calloc(1, (size_t)row_bytes); /* its padding stays 0 */
+    if (!row) {
+        snprintf(why, why_len, "cannot write '%s': out of memory for a row", path);
+        return EXIT_FAILED;
+    }
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        snprintf(why, why_len, "cannot create '%s': %s", path, strerror(errno));
+        free(row);
+        return EXIT_FAILED;
+    }
+    errno = 0; /* a successful fopen may leave one behind: keep only the writes' */
+    bool written = fwrite(header, sizeof header, 1, f) == 1;
+    for (uint64_t y = 0; y < height && written; y++) {
+        const unsigned char *rgb = img->rgb + (height - 1 - y) * width * 3;
+        for (uint64_t x = 0; x < width; x++) { /* a BMP stores blue, green, red */
+            row[3 * x] = rgb[3 * x + 2];
+            row[3 * x + 1] = rgb[3 * x + 1];
+            row[3 * x + 2] = rgb[3 * x];
+        }
+        written = fwrite(row, (size_t)row_bytes, 1, f) == 1;
+    }
+    free(row);
+    /* fclose writes what the stream still buffers: a full disk may say so only here */
+    int status = written ? EXIT_OK : write_failed(path, why, why_len);
+    if (fclose(f) != 0 && status == EXIT_OK)
+        status = write_failed(path, why, why_len);
+    return status;
 }

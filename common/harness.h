@@ -97,6 +97,14 @@ unsigned char luminance(unsigned char r, unsigned char g, unsigned char b);
 
 void free_image(struct image *img);
 
+/* Writes img as an uncompressed 24-bit BMP, bottom-up, rows padded to 4 bytes:
+ * what decode_bmp reads back pixel for pixel, and what any image viewer opens.
+ * Returns EXIT_OK, or EXIT_USAGE (a size no BMP can hold: not positive, or a
+ * file past 4 GiB) or EXIT_FAILED (the file cannot be created or written)
+ * with a one-line reason, naming the file, in why. A failed write may leave
+ * part of the file behind. */
+int write_bmp(const char *path, const struct image *img, char *why, size_t why_len);
+
 /* ---------------------------------------------------------------- options -- */
 
 struct options {

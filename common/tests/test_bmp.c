@@ -2,6 +2,8 @@
  * test_bmp.c - the BMP reader gives the right pixels for every layout it
  * supports, and rejects every malformed file with a reason, reading nothing
  * past the end of the buffer (make asan runs these under AddressSanitizer).
+ * The writer's files read back pixel for pixel, and it refuses, with a
+ * reason, sizes no BMP holds and files it cannot write.
  */
 #include "harness.h"
 
@@ -295,6 +297,105 @@ START_TEST(test_read_bmp_names_the_file_in_its_reason)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- writing -- */
+
+/* An image of width x height pixels in colour_of's colours, to free. */
+static struct image coloured_image(int width, int height)
+{
+    struct image img = {width, height, malloc((size_t)width * height * 3)};
+    ck_assert(img.rgb != NULL);
+    for (int y = 0; y < height; y++)
+        for (int x = 0; x < width; x++)
+            colour_of(x, y, img.rgb + 3 * ((size_t)y * width + x));
+    return img;
+}
+
+/* Widths whose rows need 0, 1, 2 and 3 bytes of padding (3 x width mod 4 is
+ * 0, 3, 2, 1), one pixel, and one long row. */
+static const int written_sizes[][2] = {{4, 3}, {5, 3}, {6, 2}, {7, 4}, {1, 1}, {1000, 1}, {1, 9}};
+#define WRITTEN_SIZES ((int)(sizeof written_sizes / sizeof written_sizes[0]))
+
+START_TEST(test_a_written_bmp_reads_back_pixel_for_pixel)
+{
+    int width = written_sizes[_i][0], height = written_sizes[_i][1];
+    struct image img = coloured_image(width, height), back;
+    char path[] = "/tmp/bmp_write_XXXXXX", why[512];
+    int fd = mkstemp(path);
+    ck_assert(fd >= 0);
+    close(fd);
+    ck_assert_msg(write_bmp(path, &img, why, sizeof why) == EXIT_OK, "%s", why);
+
+    unsigned char *file;
+    size_t size;
+    ck_assert_int_eq(read_file(path, &file, &size, why, sizeof why), EXIT_OK);
+    size_t row_bytes = ((size_t)3 * width + 3) / 4 * 4;
+    ck_assert_uint_eq(size, 54 + row_bytes * height); /* the header, then padded rows */
+    ck_assert_uint_eq(file[2] | file[3] << 8 | file[4] << 16 | (unsigned)file[5] << 24, size);
+    ck_assert_int_eq(file[28], 24);
+    free(file);
+
+    int status = read_bmp(path, &back, why, sizeof why);
+    unlink(path);
+    ck_assert_msg(status == EXIT_OK, "%d x %d: %s", width, height, why);
+    ck_assert_int_eq(back.width, width);
+    ck_assert_int_eq(back.height, height);
+    ck_assert_msg(memcmp(back.rgb, img.rgb, (size_t)width * height * 3) == 0,
+                  "%d x %d: the pixels read back differ", width, height);
+    free_image(&back);
+    free_image(&img);
+}
+END_TEST
+
+/* A grey pixel (r = g = b) keeps its value as brightness: what stage 09
+ * writes, and what --image reads back. */
+START_TEST(test_grey_pixels_read_back_as_their_brightness)
+{
+    for (int v = 0; v < 256; v++)
+        ck_assert_uint_eq(luminance((unsigned char)v, (unsigned char)v, (unsigned char)v), v);
+}
+END_TEST
+
+START_TEST(test_writing_where_no_file_can_be_made_fails_with_a_reason)
+{
+    struct image img = coloured_image(3, 2);
+    char why[512] = "";
+    ck_assert_int_eq(write_bmp("/nonexistent/folder/out.bmp", &img, why, sizeof why), EXIT_FAILED);
+    ck_assert_msg(strstr(why, "cannot create '/nonexistent/folder/out.bmp'"), "why: %s", why);
+    ck_assert_msg(!strchr(why, '\n'), "not one line: %s", why);
+    /* a device that takes no bytes: the failure comes from a write, or the close */
+    if (access("/dev/full", W_OK) == 0) {
+        ck_assert_int_eq(write_bmp("/dev/full", &img, why, sizeof why), EXIT_FAILED);
+        ck_assert_msg(strstr(why, "error writing '/dev/full'"), "why: %s", why);
+    }
+    free_image(&img);
+}
+END_TEST
+
+START_TEST(test_sizes_no_bmp_holds_are_refused_before_any_file_is_made)
+{
+    unsigned char pixel[3] = {0}; /* never read: each size is refused first */
+    const struct {
+        struct image img;
+        const char *reason;
+    } refused[] = {
+        {{0, 5, pixel}, "a 0 x 5 image has no pixels"},
+        {{5, 0, pixel}, "a 5 x 0 image has no pixels"},
+        {{-3, 2, pixel}, "a -3 x 2 image has no pixels"},
+        {{3, 2, NULL}, "a 3 x 2 image has no pixels"},
+        /* 2^29 pixels: past what decode_bmp reads back */
+        {{1 << 15, 1 << 14, pixel}, "32768 x 16384 pixels is too large for a BMP"},
+    };
+    const char *path = "/tmp/bmp_never_written.bmp";
+    unlink(path);
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        char why[512] = "";
+        ck_assert_int_eq(write_bmp(path, &refused[i].img, why, sizeof why), EXIT_USAGE);
+        ck_assert_msg(strstr(why, refused[i].reason), "case %zu: why: %s", i, why);
+        ck_assert_msg(access(path, F_OK) != 0, "case %zu: a file was made", i);
+    }
+}
+END_TEST
+
 TCase *bmp_tcase(void)
 {
     TCase *tc = tcase_create("bmp");
@@ -308,5 +409,9 @@ TCase *bmp_tcase(void)
     tcase_add_loop_test(tc, test_every_truncation_is_rejected_or_complete, 0, 2);
     tcase_add_loop_test(tc, test_random_corruption_never_reads_past_the_end, 0, 4);
     tcase_add_test(tc, test_read_bmp_names_the_file_in_its_reason);
+    tcase_add_loop_test(tc, test_a_written_bmp_reads_back_pixel_for_pixel, 0, WRITTEN_SIZES);
+    tcase_add_test(tc, test_grey_pixels_read_back_as_their_brightness);
+    tcase_add_test(tc, test_writing_where_no_file_can_be_made_fails_with_a_reason);
+    tcase_add_test(tc, test_sizes_no_bmp_holds_are_refused_before_any_file_is_made);
     return tc;
 }

@@ -669,6 +669,8 @@ static const char *const fixture_rows[] = {
     "08 per-lane/u8/256",
     "08 per-block/u8/256",
     "08 cub-even/u8/256",
+    "09 histogram",
+    "09 equalize",
 };
 #define FIXTURE_MACHINES ((int)(sizeof fixture_machines / sizeof fixture_machines[0]))
 #define FIXTURE_ROWS     ((int)(sizeof fixture_rows / sizeof fixture_rows[0]))
