@@ -3,6 +3,7 @@
  */
 #include "stage_checks.h"
 
+#include <glob.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,8 @@ static int skipped_checks;
 static char skip_reason[512];
 static int runnable = -1;           /* -1: not probed yet */
 static const char *run_prefix = ""; /* a command the program runs under (oclgrind) */
+static char tool_notes[2048];       /* add_if_tool's groups left out, and why */
+static int time_limit;              /* seconds a run may take (set_run_time_limit), 0: none */
 
 static void read_cut(FILE *in, char *buf, size_t size);
 static TCase *named_tcase(const char *name, int hint);
@@ -44,6 +47,11 @@ void set_stage_program(const char *path)
     snprintf(program, sizeof program, "%s", path);
 }
 
+void set_run_time_limit(int seconds)
+{
+    time_limit = seconds;
+}
+
 void run_stage(const char *args, struct stage_output *o)
 {
     run_stage_in(".", args, o);
@@ -61,9 +69,14 @@ void run_stage_in(const char *dir, const char *args, struct stage_output *o)
     }
     close(err_fd);
 
+    /* A time limit ends a program that never finishes (a loop whose index
+     * wraps) with exit 124, so that the check goes on to report it. */
+    char limit[64] = "";
+    if (time_limit > 0)
+        snprintf(limit, sizeof limit, "timeout -k 10 %d", time_limit);
     char command[8192];
-    snprintf(command, sizeof command, "cd '%s' && %s '%s' %s 2>'%s'", dir, run_prefix, program,
-             args, err_path);
+    snprintf(command, sizeof command, "cd '%s' && %s %s '%s' %s 2>'%s'", dir, limit, run_prefix,
+             program, args, err_path);
     FILE *p = popen(command, "r");
     if (!p) {
         snprintf(o->err, sizeof o->err, "cannot run %.1000s", command);
@@ -147,7 +160,9 @@ const char *exit_meaning(const struct stage_output *o)
                  : o->exit_status == EXIT_FAILED     ? " (an error or a wrong result)"
                  : o->exit_status == EXIT_USAGE      ? " (it refused its arguments: bad usage)"
                  : o->exit_status == EXIT_CANNOT_RUN ? " (it cannot run here)"
-                                                     : "");
+                 : o->exit_status == 124 && time_limit
+                     ? " (stopped: it ran past the check's time limit; does a loop never end?)"
+                     : "");
     return w;
 }
 
@@ -702,6 +717,11 @@ int run_exercise(Suite *suite)
             printf("; the %d that do not run the program passed.\n", checks_run);
         snprintf(result, sizeof result, "not checked here: needs %s", needs);
         status = EXIT_CANNOT_RUN;
+    } else if (skipped_checks && tool_notes[0]) {
+        printf("%s: %d checks passed; %d not run here, for want of a tool:\n%s", stage_dir,
+               checks_run, skipped_checks, tool_notes);
+        snprintf(result, sizeof result, "passed %d checks, %d not run here", checks_run,
+                 skipped_checks);
     } else if (skipped_checks) {
         printf("%s: %d checks passed; %d not run here, for want of a tool (make deps "
                "installs it)\n",
@@ -818,4 +838,387 @@ void check_no_races(const char *args)
                   args, report);
     ck_assert_msg(o.exit_status == 0, "under Oclgrind (%s): %s, stderr: %s", args, exit_meaning(&o),
                   o.err);
+}
+
+/* -------------------------------------------------- inside a CUDA program -- */
+
+static bool executable(const char *path)
+{
+    return path[0] && access(path, X_OK) == 0;
+}
+
+/* name in one of PATH's folders, into out. */
+static bool find_on_path(const char *name, char *out, size_t size)
+{
+    const char *path = getenv("PATH");
+    char folders[8192];
+    snprintf(folders, sizeof folders, "%s", path ? path : "");
+    char *save = NULL;
+    for (char *dir = strtok_r(folders, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+        snprintf(out, size, "%s/%s", dir, name);
+        if (executable(out))
+            return true;
+    }
+    out[0] = '\0';
+    return false;
+}
+
+/* An NVIDIA tool (compute-sanitizer, ncu) where the toolkit puts it: on
+ * PATH, beside the nvcc on PATH, in $CUDA_HOME/bin or /usr/local/cuda/bin;
+ * ncu also in the newest /opt/nvidia/nsight-compute/VERSION/. */
+static bool find_cuda_tool(const char *name, char *out, size_t size)
+{
+    if (find_on_path(name, out, size))
+        return true;
+    char nvcc[4096], real[4096];
+    if (find_on_path("nvcc", nvcc, sizeof nvcc) && realpath(nvcc, real)) {
+        *strrchr(real, '/') = '\0';
+        if (snprintf(out, size, "%s/%s", real, name) < (int)size && executable(out))
+            return true;
+    }
+    const char *home = getenv("CUDA_HOME");
+    const char *homes[] = {home && *home ? home : "/usr/local/cuda", "/usr/local/cuda"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(out, size, "%s/bin/%s", homes[i], name);
+        if (executable(out))
+            return true;
+    }
+    glob_t found;
+    if (strcmp(name, "ncu") == 0 &&
+        glob("/opt/nvidia/nsight-compute/*/ncu", 0, NULL, &found) == 0) {
+        /* glob sorts; the versions are YEAR.N.N, so the newest is last */
+        for (size_t i = found.gl_pathc; i-- > 0;)
+            if (executable(found.gl_pathv[i])) {
+                snprintf(out, size, "%s", found.gl_pathv[i]);
+                globfree(&found);
+                return true;
+            }
+        globfree(&found);
+    }
+    out[0] = '\0';
+    return false;
+}
+
+/* A temporary file's path, made empty; false if it cannot be made. */
+static bool temp_path(char *path, size_t size, const char *what)
+{
+    snprintf(path, size, "/tmp/%s_XXXXXX", what);
+    int fd = mkstemp(path);
+    if (fd >= 0)
+        close(fd);
+    return fd >= 0;
+}
+
+/* A file's text, cut as read_cut cuts it, into buf ("" if unreadable). */
+static void read_file_cut(const char *path, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (f) {
+        read_cut(f, buf, size);
+        fclose(f);
+    }
+}
+
+/* The line that holds text at, and at most lines - 1 lines after it. */
+static void lines_from(const char *text, const char *at, int lines, char *out, size_t size)
+{
+    while (at > text && at[-1] != '\n')
+        at--;
+    const char *end = at;
+    for (int n = 0; n < lines && *end; n++)
+        end += strcspn(end, "\n") + (end[strcspn(end, "\n")] == '\n');
+    snprintf(out, size, "%.*s", (int)(end - at), at);
+}
+
+bool have_compute_sanitizer(void)
+{
+    char path[4096];
+    return find_cuda_tool("compute-sanitizer", path, sizeof path);
+}
+
+/* compute-sanitizer's exit when it found a hazard: none of the program's own. */
+#define RACECHECK_FOUND 99
+
+void check_no_gpu_races(const char *args)
+{
+    char sanitizer[4096], log_path[64];
+    ck_assert_msg(find_cuda_tool("compute-sanitizer", sanitizer, sizeof sanitizer),
+                  "no compute-sanitizer here (a check that needs it is added with add_if_tool)");
+    ck_assert_msg(temp_path(log_path, sizeof log_path, "racecheck_log"), "mkstemp failed");
+    /* hazard: each hazard with both threads and the source lines (-lineinfo) */
+    char prefix[4096 + 256];
+    snprintf(prefix, sizeof prefix,
+             "'%s' --tool racecheck --racecheck-report hazard --print-limit 8 "
+             "--error-exitcode %d --log-file '%s'",
+             sanitizer, RACECHECK_FOUND, log_path);
+    run_prefix = prefix;
+    struct stage_output o;
+    run_stage(args, &o);
+    run_prefix = "";
+    char log[16384];
+    read_file_cut(log_path, log, sizeof log);
+    unlink(log_path);
+
+    /* "RACECHECK SUMMARY: 3 hazards displayed (2 errors, 1 warning)" */
+    int errors = 0, warnings = 0;
+    const char *summary = strstr(log, "RACECHECK SUMMARY:");
+    const char *counts = summary ? strchr(summary, '(') : NULL;
+    if (counts && sscanf(counts, "(%d", &errors) == 1 && strchr(counts, ','))
+        sscanf(strchr(counts, ',') + 1, "%d", &warnings);
+    const char *first = strstr(log, "hazard detected");
+    if (!first)
+        first = strstr(log, "Race reported");
+    if (!first)
+        first = summary ? summary : log;
+    char report[1600];
+    lines_from(log, first, 7, report, sizeof report);
+    ck_assert_msg(errors == 0 && warnings == 0 && o.exit_status != RACECHECK_FOUND,
+                  "compute-sanitizer's racecheck (%s) found shared-memory hazards (%d errors, "
+                  "%d warnings): two threads touch one shared address, one of them writing, "
+                  "with no atomic or barrier between. Its first report:\n%s",
+                  args, errors, warnings, report);
+    ck_assert_msg(o.exit_status == 0,
+                  "under compute-sanitizer's racecheck (%s): %s, stderr: %s\n%s", args,
+                  exit_meaning(&o), o.err, report);
+}
+
+static int profilable = -1; /* -1: not tried yet */
+static char profile_missing[640];
+static char ncu[4096];
+static int launches_profiled;
+
+const char *profile_tool_missing(void)
+{
+    can_profile();
+    return profile_missing;
+}
+
+int profile_launches(void)
+{
+    return launches_profiled;
+}
+
+/* One CSV line's fields (ncu quotes each), in place; returns how many. */
+static int csv_fields(char *line, char **fields, int max)
+{
+    int n = 0;
+    char *p = line;
+    while (n < max) {
+        bool quoted = *p == '"';
+        if (quoted)
+            p++;
+        fields[n++] = p;
+        char *out = p;
+        while (*p && (quoted ? *p != '"' || p[1] == '"' : *p != ',' && *p != '\n')) {
+            if (quoted && *p == '"')
+                p++; /* "" inside quotes is one " */
+            *out++ = *p++;
+        }
+        if (quoted && *p == '"')
+            p++;
+        bool more = *p == ',';
+        *out = '\0';
+        if (!more)
+            break;
+        p++;
+    }
+    return n;
+}
+
+/* A number as ncu prints it, thousands separated by commas ("7,444,528",
+ * "56,397.94"); false when it is none ("n/a", ""). */
+static bool ncu_number(const char *text, double *value)
+{
+    char digits[128];
+    size_t n = 0;
+    for (const char *p = text; *p && n + 1 < sizeof digits; p++)
+        if (*p != ',')
+            digits[n++] = *p;
+    digits[n] = '\0';
+    char *end;
+    *value = strtod(digits, &end);
+    return n > 0 && *end == '\0';
+}
+
+/* Runs ncu over the program; its CSV goes to log_path, its own stderr to
+ * err_path. Returns the exit status, -1 if it did not end normally. */
+static int run_ncu(const char *args, const char *kernel_regex, const char *metrics,
+                   const char *log_path, const char *err_path)
+{
+    char filter[600] = "";
+    if (kernel_regex && *kernel_regex)
+        snprintf(filter, sizeof filter, "--kernel-name 'regex:%s'", kernel_regex);
+    char command[12288];
+    snprintf(command, sizeof command,
+             "'%s' --csv --page raw --print-units base %s --metrics '%s' --log-file '%s' '%s' %s "
+             ">/dev/null 2>'%s'",
+             ncu, filter, metrics, log_path, stage_program(), args, err_path);
+    int status = system(command);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* The metrics' sums over the data rows of an ncu --csv --page raw log, into
+ * values; returns the rows (launches), or -1 with why when a metric has no
+ * column or a value is not a number. */
+static int sum_ncu_rows(const char *log_path, const char *const *metrics, int count, double *values,
+                        char *why, size_t why_size)
+{
+    enum { MAX_FIELDS = 512 };
+    FILE *f = fopen(log_path, "r");
+    if (!f) {
+        snprintf(why, why_size, "ncu wrote no log");
+        return -1;
+    }
+    int column[64], rows = 0;
+    bool header = false;
+    char *line = NULL, *fields[MAX_FIELDS];
+    size_t capacity = 0;
+    for (int i = 0; i < count; i++)
+        values[i] = 0;
+    while (getline(&line, &capacity, f) > 0 && rows >= 0) {
+        if (line[0] != '"')
+            continue; /* ==PROF== and ==WARNING== lines */
+        int n = csv_fields(line, fields, MAX_FIELDS);
+        if (!header) { /* the first CSV line names the columns */
+            header = true;
+            for (int i = 0; i < count; i++) {
+                column[i] = -1;
+                for (int c = 0; c < n; c++)
+                    if (strcmp(fields[c], metrics[i]) == 0)
+                        column[i] = c;
+                if (column[i] < 0) {
+                    snprintf(why, why_size, "ncu printed no column %s (a name it does not know?)",
+                             metrics[i]);
+                    rows = -1;
+                }
+            }
+            continue;
+        }
+        if (fields[0][0] == '\0')
+            continue; /* the units line */
+        for (int i = 0; i < count && rows >= 0; i++) {
+            double value;
+            if (column[i] >= n || !ncu_number(fields[column[i]], &value)) {
+                snprintf(why, why_size, "ncu's %s on launch %d is '%s', not a number", metrics[i],
+                         rows + 1, column[i] < n ? fields[column[i]] : "(missing)");
+                rows = -1;
+            } else {
+                values[i] += value;
+            }
+        }
+        if (rows >= 0)
+            rows++;
+    }
+    free(line);
+    fclose(f);
+    return rows;
+}
+
+bool can_profile(void)
+{
+    if (profilable >= 0)
+        return profilable;
+    profilable = 0;
+    if (!find_cuda_tool("ncu", ncu, sizeof ncu)) {
+        snprintf(profile_missing, sizeof profile_missing,
+                 "Nsight Compute's ncu (on PATH, beside nvcc, in $CUDA_HOME/bin or "
+                 "/opt/nvidia/nsight-compute/)");
+        return false;
+    }
+    if (!can_run_stage()) {
+        snprintf(profile_missing, sizeof profile_missing, "a GPU the program can run on");
+        return false;
+    }
+    char log_path[64], err_path[64], err[2048], log[2048], why[256];
+    if (!temp_path(log_path, sizeof log_path, "ncu_log") ||
+        !temp_path(err_path, sizeof err_path, "ncu_err")) {
+        snprintf(profile_missing, sizeof profile_missing, "a writable /tmp");
+        return false;
+    }
+    const char *const metric[] = {"smsp__inst_executed.sum"};
+    double value;
+    int status = run_ncu("--size 4K --reps 1", NULL, metric[0], log_path, err_path);
+    int rows = sum_ncu_rows(log_path, metric, 1, &value, why, sizeof why);
+    read_file_cut(err_path, err, sizeof err);
+    read_file_cut(log_path, log, sizeof log);
+    unlink(log_path);
+    unlink(err_path);
+    if (strstr(err, "ERR_NVGPUCTRPERM") || strstr(log, "ERR_NVGPUCTRPERM")) {
+        snprintf(
+            profile_missing, sizeof profile_missing,
+            "permission to read the GPU's performance counters (ncu says ERR_NVGPUCTRPERM: see "
+            "https://developer.nvidia.com/ERR_NVGPUCTRPERM)");
+        return false;
+    }
+    if (status != 0 || rows <= 0) {
+        char first[300];
+        const char *error = strstr(log, "==ERROR==") ? strstr(log, "==ERROR==") : err;
+        lines_from(error, error, 1, first, sizeof first);
+        first[strcspn(first, "\n")] = '\0';
+        snprintf(
+            profile_missing, sizeof profile_missing,
+            "an ncu that can profile this program (%.200s exited %d after %d launches: %.300s)",
+            ncu, status, rows < 0 ? 0 : rows,
+            first[0]   ? first
+            : rows < 0 ? why
+                       : "no message");
+        return false;
+    }
+    profilable = 1;
+    return true;
+}
+
+void profile_kernel(const char *args, const char *kernel_regex, const char *const *metrics,
+                    int count, double *values)
+{
+    ck_assert_msg(count >= 1 && count <= 64, "profile_kernel: %d metrics (1 to 64)", count);
+    ck_assert_msg(can_profile(), "cannot profile here: needs %s", profile_missing);
+    char list[4096] = "";
+    for (int i = 0; i < count; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? "," : "", metrics[i]);
+    char log_path[64], err_path[64], err[2048], log[4096], why[512] = "";
+    ck_assert_msg(temp_path(log_path, sizeof log_path, "ncu_log") &&
+                      temp_path(err_path, sizeof err_path, "ncu_err"),
+                  "mkstemp failed");
+    int status = run_ncu(args, kernel_regex, list, log_path, err_path);
+    int rows = sum_ncu_rows(log_path, metrics, count, values, why, sizeof why);
+    read_file_cut(err_path, err, sizeof err);
+    read_file_cut(log_path, log, sizeof log);
+    unlink(log_path);
+    unlink(err_path);
+    launches_profiled = rows < 0 ? 0 : rows;
+    const char *error = strstr(log, "==ERROR==");
+    char first[600] = "";
+    if (error)
+        lines_from(log, error, 2, first, sizeof first);
+    ck_assert_msg(status == 0, "under ncu (%s): exit %d. ncu says: %s\nstderr: %s", args, status,
+                  first, err);
+    ck_assert_msg(rows >= 0, "under ncu (%s): %s", args, why);
+    ck_assert_msg(rows > 0,
+                  "under ncu (%s): no launch of a kernel whose name matches /%s/ was profiled "
+                  "(is the kernel renamed, or not launched?)",
+                  args, kernel_regex);
+}
+
+void add_if_tool(Suite *suite, TCase *tc, int checks, bool available, const char *missing)
+{
+    if (!can_run_stage()) {
+        skipped_checks += checks; /* run_exercise says the program cannot run here */
+        return;
+    }
+    if (available) {
+        add_tcase(suite, tc, checks);
+        return;
+    }
+    skipped_checks += checks;
+    const char *name = "?";
+    for (int g = 0; g < group_count; g++)
+        if (groups[g].tc == tc)
+            name = groups[g].name;
+    char note[600];
+    snprintf(note, sizeof note, "  not run here: \"%s\" (%d checks): needs %s\n", name, checks,
+             missing);
+    printf("%s", note);
+    snprintf(tool_notes + strlen(tool_notes), sizeof tool_notes - strlen(tool_notes), "%s", note);
 }

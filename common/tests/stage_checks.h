@@ -36,6 +36,11 @@ const char *exit_meaning(const struct stage_output *o);
 /* Runs the program with args (shell words) and reads what it prints. */
 void run_stage(const char *args, struct stage_output *o);
 
+/* Limits every later run_stage to seconds (0: no limit, the default): a
+ * program still running then is stopped and exits 124, which exit_meaning
+ * explains. For inputs on which a wrong loop never ends. */
+void set_run_time_limit(int seconds);
+
 /* The same, from the working directory dir. */
 void run_stage_in(const char *dir, const char *args, struct stage_output *o);
 
@@ -144,5 +149,44 @@ TCase *exercise_tcase(const char *name, int hint);
  * checks were not run: it then prints "not checked here: needs X", X from the
  * environment's CHECK_NEEDS ("an NVIDIA GPU"). Skipped is not passed. */
 int run_exercise(Suite *suite);
+
+/* ------------------------------------------------ inside a CUDA program -- */
+
+/* Where an NVIDIA tool is: on PATH, beside nvcc, in $CUDA_HOME/bin or
+ * /usr/local/cuda/bin (and, for ncu, the newest /opt/nvidia/nsight-compute/
+ * folder). Each returns false where the tool is missing. */
+bool have_compute_sanitizer(void);
+
+/* Runs the program under compute-sanitizer's racecheck tool with args (keep
+ * them small: racecheck runs the kernel ~100 times slower, e.g. "--size 64K
+ * --reps 1") and fails the test with the sanitizer's first hazard lines when
+ * it reports a shared-memory hazard (an error or a warning), or when the
+ * program does not exit 0. A group that calls it is added with add_if_tool(...,
+ * have_compute_sanitizer(), ...). */
+void check_no_gpu_races(const char *args);
+
+/* Whether Nsight Compute's ncu can read this GPU's performance counters here:
+ * tried once on a tiny run of the program (cached). False when ncu is
+ * missing, when the counters may not be read (ERR_NVGPUCTRPERM), or when the
+ * program cannot run here. profile_tool_missing() says which, in words. */
+bool can_profile(void);
+const char *profile_tool_missing(void);
+
+/* Runs the program under ncu with args, profiling every launch of the
+ * kernels whose function names match kernel_regex (an extended regular
+ * expression, as ncu's --kernel-name regex: takes it), and writes into
+ * values[i] the sum of metrics[i] over those launches (in base units: bytes,
+ * instructions, never Kbyte). Fails the test when ncu fails, when a metric
+ * is missing, or when no launch matched. The launches include the program's
+ * warm-up: profile_launches() says how many were summed. */
+void profile_kernel(const char *args, const char *kernel_regex, const char *const *metrics,
+                    int count, double *values);
+int profile_launches(void);
+
+/* Adds the group when the program can run here and the tool it needs is
+ * available; otherwise counts its checks as skipped, and says so by name:
+ * "not run here: GROUP: MISSING" (at once, and again in run_exercise's
+ * summary). A student without the tool still gets every other group. */
+void add_if_tool(Suite *suite, TCase *tc, int checks, bool available, const char *missing);
 
 #endif

@@ -4,7 +4,8 @@
  * every thread hits one bin, the plain ++ (run first, on the same launch) is
  * seen to lose increments while yours loses none; and the work is spread over
  * the whole grid (the busiest thread counted only its grid-stride share), so
- * that many threads did race. Past 2 GiB last.
+ * that many threads did race. The largest input (4 GiB - 1 bytes) last, where
+ * an int or unsigned int index wraps.
  */
 #include "stage_checks.h"
 
@@ -59,6 +60,14 @@ START_TEST(test_every_launch_matches_reference)
 {
     check_matches_reference(1000003, DATA_UNIFORM, 7, launches[_i]);
     check_matches_reference(1000003, DATA_CONSTANT, 8, launches[_i]);
+}
+END_TEST
+
+/* One block of 256 threads on 16 MiB + 5 of one byte: each thread meets more
+ * than 65535 equal bytes, so a count of them kept in 16 bits wraps. */
+START_TEST(test_a_long_share_of_equal_bytes)
+{
+    check_matches_reference(((size_t)16 << 20) + 5, DATA_CONSTANT, 10, "--blocks 1 --threads 256");
 }
 END_TEST
 
@@ -123,12 +132,16 @@ START_TEST(test_lost_is_the_input_minus_the_histogram_sum)
 }
 END_TEST
 
-/* -------------------------------------------------------- past 2 GiB -- */
+/* ------------------------------------------------- the largest input -- */
 
-/* An int index wraps past 2^31 and stops counting there; size_t must not. */
-START_TEST(test_counts_past_2_gib)
+/* The largest input the stages take, 4 GiB - 1 bytes. An int index or size
+ * wraps past 2^31 and stops counting there; an unsigned int one wraps past
+ * 2^32, where i + stride falls back below the size and the loop never ends:
+ * the time limit stops it. A size_t index counts every byte once. */
+START_TEST(test_counts_the_largest_input)
 {
-    check_matches_reference(((size_t)1 << 31) + 5, DATA_UNIFORM, 9, "");
+    set_run_time_limit(120);
+    check_matches_reference(MAX_INPUT_BYTES, DATA_UNIFORM, 9, "");
 }
 END_TEST
 
@@ -140,7 +153,8 @@ int main(int argc, char **argv)
     TCase *counts = exercise_tcase("every byte counted, on every size, kind and launch", 1);
     tcase_add_loop_test(counts, test_counts_every_size_and_kind, 0, MATRIX_CASES);
     tcase_add_loop_test(counts, test_every_launch_matches_reference, 0, LAUNCHES);
-    add_if_runnable(suite, counts, MATRIX_CASES + LAUNCHES);
+    tcase_add_test(counts, test_a_long_share_of_equal_bytes);
+    add_if_runnable(suite, counts, MATRIX_CASES + LAUNCHES + 1);
 
     TCase *race = exercise_tcase("the plain ++ loses increments on your launch, yours loses none "
                                  "on the same one, every thread counting its share",
@@ -150,8 +164,8 @@ int main(int argc, char **argv)
     tcase_add_test(race, test_lost_is_the_input_minus_the_histogram_sum);
     add_if_runnable(suite, race, CROWDED + 1);
 
-    TCase *large = exercise_tcase("past 2 GiB: every byte counted", 3);
-    tcase_add_test(large, test_counts_past_2_gib);
+    TCase *large = exercise_tcase("the largest input, 4 GiB - 1 bytes: every byte counted once", 3);
+    tcase_add_test(large, test_counts_the_largest_input);
     add_if_runnable(suite, large, 1);
     return run_exercise(suite);
 }

@@ -4,7 +4,10 @@
  * tolerance of an exact one computed here, in double, from the same generated
  * bytes; the program's count of atomics says one per block, so each block
  * added its threads' sums first; and every launch shape (block sizes that are
- * not a power of two, one block) is within tolerance too.
+ * not a power of two, one block) is within tolerance too. Inside the kernel,
+ * compute-sanitizer's racecheck sees every shared read that no barrier
+ * separates from its write; and vectors past 2^31 elements catch an index
+ * that wraps.
  */
 #include "stage_checks.h"
 
@@ -128,6 +131,33 @@ START_TEST(test_every_launch_matches_reference)
 }
 END_TEST
 
+/* ------------------------------------------------ inside the kernel -- */
+
+/* compute-sanitizer's racecheck watches every shared-memory access: a read of
+ * a sum that another thread writes with no __syncthreads() between (before
+ * the tree, between its rounds, before thread 0 reads the total) is a hazard
+ * even on a run whose answer came out right. Small inputs: it is slow. */
+static const char *const race_runs[] = {"--size 65536 --reps 1",
+                                        "--size 10007 --threads 1000 --blocks 3 --reps 1",
+                                        "--size 4099 --threads 33 --blocks 5 --reps 1"};
+#define RACE_RUNS ((int)(sizeof race_runs / sizeof race_runs[0]))
+
+START_TEST(test_no_shared_memory_races)
+{
+    check_no_gpu_races(race_runs[_i]);
+}
+END_TEST
+
+/* Two vectors of 3 Gi floats (12 GiB each): a thread's index must not wrap.
+ * The book's int index wraps past 2^31 and stops there, leaving a third of
+ * the products out, far outside the tolerance. */
+START_TEST(test_sums_past_2_gi_elements)
+{
+    set_run_time_limit(240);
+    check_dot((size_t)3 << 30, DATA_UNIFORM, 21, "");
+}
+END_TEST
+
 START_TEST(test_default_is_two_vectors_of_the_books_100_mib)
 {
     struct stage_output o;
@@ -201,6 +231,15 @@ int main(int argc, char **argv)
                                    3);
     tcase_add_loop_test(shapes, test_every_launch_matches_reference, 0, LAUNCHES);
     add_if_runnable(suite, shapes, LAUNCHES);
+
+    TCase *races = exercise_tcase("no shared-memory races, under compute-sanitizer's racecheck", 2);
+    tcase_add_loop_test(races, test_no_shared_memory_races, 0, RACE_RUNS);
+    add_if_tool(suite, races, RACE_RUNS, have_compute_sanitizer(),
+                "compute-sanitizer (part of the CUDA toolkit)");
+
+    TCase *large = exercise_tcase("two vectors of 3 Gi floats: every product summed", 0);
+    tcase_add_test(large, test_sums_past_2_gi_elements);
+    add_if_runnable(suite, large, 1);
 
     TCase *report = exercise_tcase("the default input (the book's 100 MiB) and the CSV", 0);
     tcase_add_test(report, test_default_is_two_vectors_of_the_books_100_mib);

@@ -5,6 +5,9 @@
  * --show-copies, each warp's copy, taken before the merge, holds exactly the
  * bytes that warp's lanes read (so warps that share one copy are caught even
  * when the total is right); block sizes that are not whole warps are refused.
+ * Inside the kernel: compute-sanitizer's racecheck for shared-memory hazards,
+ * and the GPU's counters (ncu) for a shared atomic per byte and a merge by the
+ * whole block with one global atomic per bin. Last the largest input.
  */
 #include "stage_checks.h"
 
@@ -127,10 +130,107 @@ START_TEST(test_each_warp_counts_into_its_own_copy)
 }
 END_TEST
 
-/* The book's int index overflows here; size_t must not. */
-START_TEST(test_indexing_past_2_gib)
+/* ------------------------------------------------ inside the kernel -- */
+
+/* compute-sanitizer's racecheck watches every shared-memory access: a merge
+ * that reads a copy while a warp may still be counting into it (no
+ * __syncthreads() between), or a plain ++ two lanes make at once, is a hazard
+ * even on a run whose histogram came out right. Small inputs: it is slow. */
+static const char *const race_runs[] = {
+    "--size 65536 --reps 1 --threads 256 --blocks 4",
+    "--size 100003 --data constant --reps 1 --threads 1024 --blocks 2",
+    "--size 3001 --data skewed --reps 1 --threads 96 --blocks 3"};
+#define RACE_RUNS ((int)(sizeof race_runs / sizeof race_runs[0]))
+
+START_TEST(test_no_shared_memory_races)
 {
-    check_matches_reference(((size_t)1 << 31) + 5, DATA_UNIFORM, 9, "");
+    check_no_gpu_races(race_runs[_i]);
+}
+END_TEST
+
+/* One launch as the GPU's counters see it (Nsight Compute), in warp
+ * instructions: an instruction that 32 lanes run together counts once. 4 MiB
+ * of uniform bytes on 64 blocks of 256 threads: each block reads 64 KiB, so
+ * every bin of every block gets bytes. */
+#define PROFILED_SIZE    ((size_t)4 << 20)
+#define PROFILED_BLOCKS  64
+#define PROFILED_THREADS 256
+
+/* The per-launch means of metrics over the program's launches of histo_kernel. */
+static void profile_one_launch(const char *const *metrics, int count, double *per_launch,
+                               char *args, size_t args_size)
+{
+    snprintf(args, args_size,
+             "--size %zu --data uniform --seed 5 --reps 1 --threads %d --blocks %d", PROFILED_SIZE,
+             PROFILED_THREADS, PROFILED_BLOCKS);
+    profile_kernel(args, "histo_kernel", metrics, count, per_launch);
+    for (int i = 0; i < count; i++)
+        per_launch[i] /= profile_launches();
+}
+
+/* Each byte is counted with a shared-memory atomic: a warp's 32 lanes count
+ * 32 bytes with one instruction, so a launch runs at least size / 32 of them.
+ * Lanes that take turns with plain ++, or counts kept anywhere but shared
+ * memory, run none. */
+START_TEST(test_each_byte_counted_with_a_shared_atomic)
+{
+    const char *const metrics[] = {"smsp__inst_executed_op_shared_atom.sum"};
+    double shared_atomics;
+    char args[256];
+    profile_one_launch(metrics, 1, &shared_atomics, args, sizeof args);
+    double least = 0.9 * (double)PROFILED_SIZE / 32;
+    ck_assert_msg(shared_atomics >= least,
+                  "%s: %.0f shared-memory atomic instructions per launch, expected at least %.0f "
+                  "(one per 32 bytes, a warp's lanes counting together): count each byte into its "
+                  "warp's copy with an atomic add on shared memory",
+                  args, shared_atomics, least);
+}
+END_TEST
+
+/* The merge as the lesson has it: every thread of the block takes bins, reads
+ * each warp's copy of them, and sends one global atomic per bin. A block of
+ * 256 threads merges its 256 bins with 8 warp instructions of each kind per
+ * copy: 8 global atomics and 8 x 8 copy reads. One thread merging alone runs
+ * 256 of each; an atomic per copy runs 8 x 8 global atomics; a plain += none. */
+START_TEST(test_the_block_merges_with_one_global_atomic_per_bin)
+{
+    const char *const metrics[] = {"smsp__inst_executed_op_global_red.sum",
+                                   "smsp__inst_executed_op_generic_atom.sum",
+                                   "smsp__inst_executed_op_shared_ld.sum"};
+    double counts[3];
+    char args[256];
+    profile_one_launch(metrics, 3, counts, args, sizeof args);
+    double global_atomics = counts[0] + counts[1], shared_loads = counts[2];
+    int warps = PROFILED_THREADS / 32;
+    double bin_instructions = (double)PROFILED_BLOCKS * BINS / 32; /* 8 per block */
+    ck_assert_msg(global_atomics >= 0.5 * bin_instructions,
+                  "%s: %.0f global atomic instructions per launch, expected about %.0f (%d blocks "
+                  "x 256 bins, 32 bins to an instruction): the merge must add each block's sum to "
+                  "its global bin with an atomic add, or blocks that merge one bin at once lose "
+                  "counts",
+                  args, global_atomics, bin_instructions, PROFILED_BLOCKS);
+    ck_assert_msg(global_atomics <= 2 * bin_instructions,
+                  "%s: %.0f global atomic instructions per launch, expected about %.0f (%d blocks "
+                  "x 256 bins, 32 bins to an instruction): add up the %d copies of a bin first, "
+                  "then send one atomic per bin, with every thread of the block taking bins",
+                  args, global_atomics, bin_instructions, PROFILED_BLOCKS, warps);
+    ck_assert_msg(shared_loads <= 4 * bin_instructions * warps,
+                  "%s: %.0f shared-memory reads per launch (warp instructions), expected about "
+                  "%.0f (%d blocks x 256 bins x %d copies, 32 bins to an instruction): the whole "
+                  "block must merge, each thread taking bins, not one thread or one lane per warp "
+                  "reading them all",
+                  args, shared_loads, bin_instructions * warps, PROFILED_BLOCKS, warps);
+}
+END_TEST
+
+/* The largest input the stages take, 4 GiB - 1 bytes. The book's int index
+ * wraps past 2^31 and stops counting; an unsigned int one wraps past 2^32,
+ * where i + stride falls back below the size and the loop never ends: the
+ * time limit stops it. A size_t index counts every byte once. */
+START_TEST(test_counts_the_largest_input)
+{
+    set_run_time_limit(120);
+    check_matches_reference(MAX_INPUT_BYTES, DATA_UNIFORM, 9, "");
 }
 END_TEST
 
@@ -193,6 +293,22 @@ int main(int argc, char **argv)
     tcase_add_test(copies, test_each_warp_counts_into_its_own_copy);
     add_if_runnable(suite, copies, 1);
 
+    TCase *races = exercise_tcase("no shared-memory races, under compute-sanitizer's racecheck", 3);
+    tcase_add_loop_test(races, test_no_shared_memory_races, 0, RACE_RUNS);
+    add_if_tool(suite, races, RACE_RUNS, have_compute_sanitizer(),
+                "compute-sanitizer (part of the CUDA toolkit)");
+
+    TCase *atomics =
+        exercise_tcase("each byte counted with a shared atomic (GPU counters, ncu)", 2);
+    tcase_add_test(atomics, test_each_byte_counted_with_a_shared_atomic);
+    add_if_tool(suite, atomics, 1, can_profile(), profile_tool_missing());
+
+    TCase *merge = exercise_tcase("the whole block merges, one global atomic per bin (GPU "
+                                  "counters, ncu)",
+                                  3);
+    tcase_add_test(merge, test_the_block_merges_with_one_global_atomic_per_bin);
+    add_if_tool(suite, merge, 1, can_profile(), profile_tool_missing());
+
     TCase *edges = exercise_tcase("block sizes that are not whole warps, and the CSV row", 0);
     tcase_add_loop_test(edges, test_threads_that_are_not_whole_warps_are_usage_errors, 0,
                         PARTIAL_WARPS);
@@ -202,9 +318,9 @@ int main(int argc, char **argv)
     TCase *usage = usage_tcase(true, &usage_checks);
     add_if_runnable(suite, usage, usage_checks);
 
-    TCase *big = exercise_tcase("past 2 GiB of input", 0);
+    TCase *big = exercise_tcase("the largest input, 4 GiB - 1 bytes: every byte counted once", 0);
     tcase_set_timeout(big, 600);
-    tcase_add_test(big, test_indexing_past_2_gib);
+    tcase_add_test(big, test_counts_the_largest_input);
     add_if_runnable(suite, big, 1);
     return run_exercise(suite);
 }

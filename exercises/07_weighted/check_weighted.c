@@ -5,7 +5,9 @@
  * The tolerance is the bound for sums that go through the block's shared bins
  * first, so 32 MiB of one byte value tells the technique from global atomics
  * alone: one float bin taking 32 Mi weights stops growing at 2^25, some 30%
- * short. Without a GPU these checks are reported as skipped.
+ * short. Inside the kernel, the GPU's counters (ncu) for a merge by the whole
+ * block with one global atomic per bin. 3 GiB catches an index that wraps.
+ * Without a GPU these checks are reported as skipped.
  */
 #include "stage_checks.h"
 
@@ -129,6 +131,54 @@ START_TEST(test_every_launch_matches_reference)
 }
 END_TEST
 
+/* ------------------------------------------------ inside the kernel -- */
+
+/* No racecheck here yet: whether it reports a right kernel's float atomicAdd
+ * on shared memory as a hazard was not tried on a GPU. The counts below see
+ * the merge instead. */
+
+/* One launch as the GPU's counters see it (Nsight Compute), in warp
+ * instructions, an instruction that 32 lanes run together counting once: 4
+ * MiB of uniform bytes on 64 blocks of 256 threads, each block merging its
+ * 256 bins with 8 global atomic instructions, 512 in all. One thread merging
+ * alone runs 256 per block; a plain += runs none. */
+#define PROFILED_BLOCKS 64
+
+START_TEST(test_the_block_merges_with_one_global_atomic_per_bin)
+{
+    const char *const metrics[] = {"smsp__inst_executed_op_global_red.sum",
+                                   "smsp__inst_executed_op_generic_atom.sum"};
+    double counts[2];
+    char args[256];
+    snprintf(args, sizeof args,
+             "--size 4194304 --data uniform --seed 5 --reps 1 --threads 256 --blocks %d",
+             PROFILED_BLOCKS);
+    profile_kernel(args, "weighted_kernel", metrics, 2, counts);
+    double global_atomics = (counts[0] + counts[1]) / profile_launches();
+    double bin_instructions = (double)PROFILED_BLOCKS * BINS / 32;
+    ck_assert_msg(global_atomics >= 0.5 * bin_instructions,
+                  "%s: %.0f global atomic instructions per launch, expected about %.0f (%d blocks "
+                  "x 256 bins, 32 bins to an instruction): add each shared bin to its global bin "
+                  "with an atomic add, or blocks that merge one bin at once lose sums",
+                  args, global_atomics, bin_instructions, PROFILED_BLOCKS);
+    ck_assert_msg(global_atomics <= 2 * bin_instructions,
+                  "%s: %.0f global atomic instructions per launch, expected about %.0f (%d blocks "
+                  "x 256 bins, 32 bins to an instruction): let every thread of the block take "
+                  "bins in the merge, one atomic per bin, as the zeroing does",
+                  args, global_atomics, bin_instructions, PROFILED_BLOCKS);
+}
+END_TEST
+
+/* 3 GiB: a thread's index must not wrap. The book's int index wraps past 2^31
+ * and stops there, leaving a third of the weights out. 20000 blocks keep the
+ * tolerance near 2%. */
+START_TEST(test_sums_past_2_gib)
+{
+    set_run_time_limit(240);
+    check_weighted((size_t)3 << 30, DATA_UNIFORM, 21, "--blocks 20000");
+}
+END_TEST
+
 START_TEST(test_default_is_the_books_100_mib)
 {
     struct stage_output o;
@@ -189,10 +239,21 @@ int main(int argc, char **argv)
                         HEAVY_BINS);
     add_if_runnable(suite, shared, HEAVY_BINS);
 
+    TCase *merge = exercise_tcase("the whole block merges, one global atomic per bin (GPU "
+                                  "counters, ncu)",
+                                  3);
+    tcase_add_test(merge, test_the_block_merges_with_one_global_atomic_per_bin);
+    add_if_tool(suite, merge, 1, can_profile(), profile_tool_missing());
+
     TCase *edges = exercise_tcase("the CSV row, and too few blocks refused", 0);
     tcase_add_test(edges, test_csv_prints_header_and_a_verified_row);
     tcase_add_test(edges, test_too_few_blocks_for_a_float_bound_is_a_usage_error);
     add_if_runnable(suite, edges, 2);
+
+    TCase *large = exercise_tcase("3 GiB: every weight summed, past 2^31 bytes", 0);
+    tcase_set_timeout(large, 600);
+    tcase_add_test(large, test_sums_past_2_gib);
+    add_if_runnable(suite, large, 1);
 
     TCase *big = exercise_tcase("the default input, the book's 100 MiB", 0);
     tcase_set_timeout(big, 300);

@@ -156,7 +156,9 @@ START_TEST(test_every_launch_matches_reference)
 {
     check_many_bins(4096, 1000003, DATA_UNIFORM, 7, launches[_i]);
     check_many_bins(65536, 1000003, DATA_UNIFORM, 7, launches[_i]);
-    check_many_bins(65536, 100001, DATA_CONSTANT, 8, launches[_i]); /* one bin for all */
+    /* one bin for all: with one block, 150004 counts in one counter of its copy
+     * (past what 16 bits hold) */
+    check_many_bins(65536, 300007, DATA_CONSTANT, 8, launches[_i]);
 }
 END_TEST
 
@@ -203,6 +205,82 @@ START_TEST(test_4096_bins_are_counted_in_shared_memory)
                   "%s: want a 'passes:' line with every one of the 4096 bins counted by exactly "
                   "one launch: %s",
                   args, out.text);
+}
+END_TEST
+
+/* ------------------------------------------ inside the kernel, by tools -- */
+
+/* compute-sanitizer's racecheck: no two threads of a block touch one counter
+ * of the shared copy, one of them writing, without an atomic or a barrier
+ * between (a plain read, add and write; a missing __syncthreads between
+ * zeroing, counting and merging). Small inputs: racecheck is slow. */
+static const char *const race_runs[] = {
+    "--bins 65536 --size 64K --blocks 4 --threads 128 --reps 1",
+    "--bins 4096 --size 64K --data constant --blocks 2 --threads 96 --reps 1"};
+#define RACE_RUNS ((int)(sizeof race_runs / sizeof race_runs[0]))
+
+START_TEST(test_no_shared_memory_races)
+{
+    check_no_gpu_races(race_runs[_i]);
+}
+END_TEST
+
+/* Nsight Compute counts what histo_kernel did, summed over every launch of a
+ * run (the passes of each histogram the program makes: warm-up, kernel-only,
+ * end to end). Per histogram, on 8 Mi uniform 16-bit values over 16 blocks:
+ * - every value is counted in shared memory: at least one shared atomic per
+ *   warp and step, values / 32 warp instructions (a pass adds a warp's step
+ *   in shared memory when any of its lanes holds a bin of its range);
+ * - the merge is every thread's: each block adds its copy with about one
+ *   global atomic instruction per 32 counters, each one or a few requests to
+ *   L2 (4 sectors of 32 bytes hold 32 counters in a row; 8 allowed). Each
+ *   block's share (512 Ki values, 64 Ki a pass over 8192 bins) leaves almost
+ *   no counter of its copy at zero, so the floor is half the instructions.
+ *   One thread that adds a whole copy sends one request per counter, 4 times
+ *   the bound; a merge that only block 0 makes, a 16th of the instructions. */
+#define PROFILED_ARGS   "--bins 65536 --size 16M --blocks 16 --threads 256 --reps 1"
+#define PROFILED_VALUES (((size_t)16 << 20) / 2)
+#define PROFILED_BLOCKS 16
+
+START_TEST(test_65536_bins_are_counted_in_shared_memory_and_merged_by_every_thread)
+{
+    run_many_bins(PROFILED_ARGS, &out);
+    ck_assert_msg(out.exit_status == 0 && out.has_passes && out.launches >= 1,
+                  "%s: %s, or no 'passes:' line: %s", PROFILED_ARGS,
+                  exit_meaning_of(out.exit_status), out.text);
+    unsigned int passes = out.launches;
+    static const char *const metrics[] = {"smsp__inst_executed_op_shared_atom.sum",
+                                          "lts__t_requests_op_red.sum",
+                                          "lts__t_requests_op_atom.sum"};
+    double values[3];
+    profile_kernel(PROFILED_ARGS, "histo_kernel", metrics, 3, values);
+    int launches = profile_launches();
+    ck_assert_msg(launches % passes == 0,
+                  "%s: ncu saw %d launches of histo_kernel, not a whole number of histograms "
+                  "of %u passes each",
+                  PROFILED_ARGS, launches, passes);
+    double histograms = launches / passes;
+    double shared_atomics = values[0] / histograms, requests = (values[1] + values[2]) / histograms;
+    double floor_shared = PROFILED_VALUES / 32.0;
+    /* warp instructions of every block's merge: 32 counters each, a pass's
+     * range rounded up to whole warps */
+    double merge = (double)PROFILED_BLOCKS * (MOST_BINS / 32 + passes);
+    ck_assert_msg(shared_atomics >= floor_shared,
+                  "%s: %.0f shared-memory atomic instructions per histogram, want at least "
+                  "%.0f (one per warp and step of %zu values): the values are not counted in "
+                  "the shared copy",
+                  PROFILED_ARGS, shared_atomics, floor_shared, PROFILED_VALUES);
+    ck_assert_msg(requests <= 8 * merge,
+                  "%s: %.0f atomic requests to L2 per histogram, want at most %.0f (8 per merge "
+                  "instruction of 32 counters, %d blocks x %u passes): the histogram gets more "
+                  "global atomics than a merge by all of a block's threads makes (one thread "
+                  "that merges a whole copy, or values added to the histogram directly?)",
+                  PROFILED_ARGS, requests, 8 * merge, PROFILED_BLOCKS, passes);
+    ck_assert_msg(requests >= merge / 2,
+                  "%s: %.0f atomic requests to L2 per histogram, want at least %.0f (half the "
+                  "merge instructions of %d blocks, whose copies are all but full): not every "
+                  "block adds its copy to the histogram",
+                  PROFILED_ARGS, requests, merge / 2, PROFILED_BLOCKS);
 }
 END_TEST
 
@@ -254,6 +332,14 @@ START_TEST(test_csv_prints_header_and_a_verified_row_for_each_count_of_bins)
 }
 END_TEST
 
+/* Past 2 GiB: a byte's index no longer fits an int (the book's), so a loop
+ * that keeps its index in one stops at 2^31 bytes, or reads before the input. */
+START_TEST(test_65536_bins_past_2_gib)
+{
+    check_many_bins(65536, ((size_t)1 << 31) + 5, DATA_UNIFORM, 9, "");
+}
+END_TEST
+
 START_TEST(test_bins_other_than_4096_or_65536_are_a_usage_error)
 {
     struct stage_output o;
@@ -287,6 +373,17 @@ int main(int argc, char **argv)
     tcase_add_test(passes, test_4096_bins_are_counted_in_shared_memory);
     add_if_runnable(suite, passes, 2);
 
+    TCase *races = exercise_tcase("no shared-memory races (compute-sanitizer racecheck)", 0);
+    tcase_set_timeout(races, 300);
+    tcase_add_loop_test(races, test_no_shared_memory_races, 0, RACE_RUNS);
+    add_if_tool(suite, races, RACE_RUNS, have_compute_sanitizer(),
+                "compute-sanitizer (CUDA toolkit)");
+
+    TCase *inside = exercise_tcase("counted in shared memory, merged by every thread (ncu)", 2);
+    tcase_set_timeout(inside, 300);
+    tcase_add_test(inside, test_65536_bins_are_counted_in_shared_memory_and_merged_by_every_thread);
+    add_if_tool(suite, inside, 1, can_profile(), profile_tool_missing());
+
     TCase *shapes = exercise_tcase("every launch shape", 0);
     tcase_set_timeout(shapes, 600);
     tcase_add_loop_test(shapes, test_every_launch_matches_reference, 0, LAUNCHES);
@@ -299,5 +396,9 @@ int main(int argc, char **argv)
     int usage_checks = 0;
     TCase *usage = usage_tcase(true, &usage_checks);
     add_if_runnable(suite, usage, usage_checks);
+
+    TCase *big = exercise_tcase("past 2 GiB", 0);
+    tcase_add_test(big, test_65536_bins_past_2_gib);
+    add_if_runnable(suite, big, 1);
     return run_exercise(suite);
 }

@@ -4,7 +4,8 @@
  * reference on every size and kind and for chunk counts that divide the input
  * and counts that do not; CUDA says its host buffer is page-locked; and its
  * timeline (--timeline: events on each chunk's stream, read by the GPU's clock)
- * shows some chunk's copy running while another chunk's kernel runs.
+ * shows some chunk's copy running while another chunk's kernel runs, and that
+ * the host came back from queueing the chunks before most copies had ended.
  */
 #include "stage_checks.h"
 
@@ -118,6 +119,22 @@ START_TEST(test_copies_overlap_other_chunks_kernels)
             overlap = c != d && chunks[c].bytes && chunks[d].bytes &&
                       chunks[c].copy_start < chunks[d].kernel_end &&
                       chunks[d].kernel_start < chunks[c].copy_end;
+    /* 256 MiB over PCIe take milliseconds; queueing 8 chunks' calls, a few
+     * dozen microseconds to a few hundred: a host that only queues is back
+     * before half the copies end. One that waits for each copy (cudaMemcpy,
+     * a synchronize in the loop) is back after all but the last. */
+    const char *queued = strstr(o.out, "\nqueued:");
+    int ended = -1, with_bytes = -1;
+    ck_assert_msg(queued && sscanf(queued + 1,
+                                   "queued: when queue_chunks returned, the copies of %d of the "
+                                   "%d chunks with bytes had ended",
+                                   &ended, &with_bytes) == 2,
+                  "%s: no 'queued:' line after the timeline in: %.1500s", args, o.out);
+    ck_assert_msg(with_bytes == expected && 2 * ended <= with_bytes,
+                  "%s: when queue_chunks returned, the copies of %d of its %d chunks had already "
+                  "ended: the host waited for the copies in its loop (a copy the host waits for, "
+                  "or a synchronize), where it should only queue each chunk's work and go on",
+                  args, ended, with_bytes);
     ck_assert_msg(overlap,
                   "%s: expected some chunk's copy to run while another chunk's kernel runs, "
                   "got none: every copy began after the kernels before it ended. "
@@ -187,10 +204,23 @@ START_TEST(test_chunks_is_its_own_option)
 }
 END_TEST
 
-/* The book's int index overflows here; size_t must not. */
+/* The book's int index overflows here; size_t must not: 2 GiB + 5 bytes in
+ * 7 chunks (offsets up to 1.7 GiB), the same in one chunk (a count, and a
+ * kernel's index, past 2^31), and 2 GiB + 4 MiB in 1000 chunks, whose last
+ * chunk starts past 2^31 (an offset that an int cannot hold). */
+static const struct {
+    size_t size;
+    const char *chunks;
+} big_runs[] = {
+    {((size_t)1 << 31) + 5, "--chunks 7"},
+    {((size_t)1 << 31) + 5, "--chunks 1"},
+    {((size_t)1 << 31) + ((size_t)1 << 22) + 5, "--chunks 1000"},
+};
+#define BIG_RUNS ((int)(sizeof big_runs / sizeof big_runs[0]))
+
 START_TEST(test_indexing_past_2_gib)
 {
-    check_matches_reference(((size_t)1 << 31) + 5, DATA_UNIFORM, 9, "--chunks 7");
+    check_matches_reference(big_runs[_i].size, DATA_UNIFORM, 9 + (uint64_t)_i, big_runs[_i].chunks);
 }
 END_TEST
 
@@ -218,7 +248,7 @@ int main(int argc, char **argv)
     TCase *usage = usage_tcase(true, &usage_checks);
     add_if_runnable(suite, usage, usage_checks);
     TCase *big = exercise_tcase("past 2 GiB", 3);
-    tcase_add_test(big, test_indexing_past_2_gib);
-    add_if_runnable(suite, big, 1);
+    tcase_add_loop_test(big, test_indexing_past_2_gib, 0, BIG_RUNS);
+    add_if_runnable(suite, big, BIG_RUNS);
     return run_exercise(suite);
 }

@@ -56,6 +56,7 @@ struct trip {
     int chunks, threads, most_blocks; /* most_blocks: a chunk's grid, at most */
     unsigned int histo[BINS];         /* the result of the last run */
     bool timeline;                    /* record the marks in this run */
+    int copies_ended;                 /* of the timeline run: see copies_ended() */
     cudaEvent_t origin, (*marks)[MARKS];
     size_t *chunk_bytes;        /* what each chunk copied, as the timeline saw it */
     cudaStream_t *chunk_stream; /* and on which stream */
@@ -83,6 +84,23 @@ static void count_chunk(struct trip *t, size_t offset, size_t count, cudaStream_
  * chunks queued on streams (copy_chunk, queue_chunks). */
 #include "pinned_streams_yours.cuh"
 
+/* How many chunks with bytes have had their copy end, by the GPU's marks, at
+ * this moment. Right after queue_chunks returns it shows whether the host
+ * waited for the copies in its loop: queued copies have barely begun. */
+static int copies_ended(const struct trip *t)
+{
+    int ended = 0;
+    for (int c = 0; c < t->chunks; c++) {
+        if (t->chunk_bytes[c] == 0)
+            continue;
+        cudaError_t status = cudaEventQuery(t->marks[c][COPY_END]);
+        if (status != cudaErrorNotReady) /* not yet reached: the one answer that is no error */
+            HANDLE_ERROR(status);
+        ended += status == cudaSuccess;
+    }
+    return ended;
+}
+
 /* One run: the histogram zeroed, every chunk queued, then waited for. */
 static double streams_once(void *context)
 {
@@ -100,6 +118,8 @@ static double streams_once(void *context)
     if (t->timeline)
         HANDLE_ERROR(cudaEventRecord(t->origin, 0));
     queue_chunks(t);
+    if (t->timeline)
+        t->copies_ended = copies_ended(t);
     HANDLE_ERROR(cudaDeviceSynchronize()); /* every stream has finished */
     HANDLE_ERROR(
         cudaMemcpy(t->histo, t->dev_histo, BINS * sizeof(unsigned int), cudaMemcpyDeviceToHost));
@@ -190,7 +210,8 @@ static void print_host_memory(const struct trip *t)
 }
 
 /* One line per chunk: its bytes, its stream, and when its copy and its kernel
- * ran, in ms from the loop's start by the GPU's clock. */
+ * ran, in ms from the loop's start by the GPU's clock; then how many copies
+ * had already ended when the host came back from queueing them all. */
 static void print_timeline(const struct trip *t)
 {
     for (int c = 0; c < t->chunks; c++) {
@@ -208,6 +229,12 @@ static void print_timeline(const struct trip *t)
                c, t->chunk_bytes[c], name, at[COPY_START], at[COPY_END], at[KERNEL_START],
                at[KERNEL_END]);
     }
+    int with_bytes = 0;
+    for (int c = 0; c < t->chunks; c++)
+        with_bytes += t->chunk_bytes[c] > 0;
+    printf("queued:     when queue_chunks returned, the copies of %d of the %d chunks with bytes "
+           "had ended\n",
+           t->copies_ended, with_bytes);
 }
 
 int main(int argc, char **argv)

@@ -3,11 +3,15 @@
  * global atomics: every bin matches the CPU reference on every size, kind and
  * block size (partial warps included), and --count-atomics shows that a warp
  * adds a group of equal bytes with one atomic: on constant bytes at most one
- * per warp and step, never more than one per byte.
+ * per warp and step, never more than one per byte, and on text, uniform and
+ * skewed bytes close to the number of groups that the warps' steps hold, as
+ * worked out here from the input and the launch: not more, and not far fewer.
  */
 #include "stage_checks.h"
 
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 START_TEST(test_counts_every_size_and_kind)
@@ -104,6 +108,83 @@ START_TEST(test_uniform_bytes_take_at_most_one_atomic_per_byte)
 }
 END_TEST
 
+/* How many atomics the technique issues, worked out here from the bytes and
+ * the launch: in each step, one per distinct byte among the lanes of a warp
+ * that are still in the loop. Lane l of warp w of block b reads byte
+ * b x threads + 32 w + l, then one grid of threads further each step; a
+ * block that is not whole warps ends in a partial warp. */
+static unsigned long long groups_per_step(const unsigned char *buffer, size_t size, long blocks,
+                                          int threads)
+{
+    unsigned long long groups = 0;
+    size_t grid = (size_t)blocks * (size_t)threads;
+    for (long b = 0; b < blocks; b++)
+        for (int w = 0; 32 * w < threads; w++) {
+            int lanes = threads - 32 * w < 32 ? threads - 32 * w : 32;
+            for (size_t first = (size_t)b * threads + 32 * (size_t)w; first < size; first += grid) {
+                uint64_t seen[4] = {0, 0, 0, 0};
+                for (int l = 0; l < lanes && first + l < size; l++) {
+                    unsigned int v = buffer[first + l];
+                    groups += !(seen[v / 64] >> (v % 64) & 1);
+                    seen[v / 64] |= (uint64_t)1 << (v % 64);
+                }
+            }
+        }
+    return groups;
+}
+
+/* Text holds 16 different bytes in any 32 in a row (two lanes a group, on
+ * average), uniform bytes about 30 (groups of one or two); a block of 48
+ * threads ends every block in a warp of 16 lanes. */
+static const struct {
+    enum data_kind kind;
+    size_t size;
+    long blocks;
+    int threads;
+} exact_runs[] = {
+    {DATA_TEXT, 1000003, 64, 256},
+    {DATA_TEXT, 100003, 7, 48},
+    {DATA_UNIFORM, 1000003, 64, 256},
+    {DATA_SKEWED, 300007, 132, 96},
+};
+#define EXACT_RUNS ((int)(sizeof exact_runs / sizeof exact_runs[0]))
+
+/* The count must be the technique's own: not more than one atomic per group
+ * of each warp's step (with an eighth and one per warp of the grid of slack,
+ * for a warp whose lanes run a step apart), and not fewer than half of them:
+ * fewer atomics than groups means the counts were gathered somewhere else
+ * first (a copy of the bins in shared memory, a run over several steps),
+ * which is another technique than this exercise's. */
+START_TEST(test_each_warp_step_takes_one_atomic_per_group)
+{
+    size_t size = exact_runs[_i].size;
+    long blocks = exact_runs[_i].blocks;
+    int threads = exact_runs[_i].threads;
+    unsigned char *buffer = malloc(size);
+    ck_assert(buffer != NULL);
+    fill_input(exact_runs[_i].kind, buffer, size, 50 + (uint64_t)_i);
+    unsigned long long groups = groups_per_step(buffer, size, blocks, threads);
+    free(buffer);
+    unsigned long long warps =
+        (unsigned long long)blocks * (unsigned long long)((threads + 31) / 32);
+    char args[256];
+    snprintf(args, sizeof args, "--size %zu --data %s --seed %d --blocks %ld --threads %d", size,
+             data_kind_name(exact_runs[_i].kind), 50 + _i, blocks, threads);
+    unsigned long long atomics = atomics_for(args, size);
+    ck_assert_msg(atomics <= groups + groups / 8 + warps,
+                  "%s: %llu atomics; this input and launch hold %llu groups of equal bytes in "
+                  "the warps' steps, so one atomic per group is %llu (at most %llu with slack): "
+                  "some group of equal bytes is added with more than one atomic",
+                  args, atomics, groups, groups, groups + groups / 8 + warps);
+    ck_assert_msg(atomics >= groups / 2,
+                  "%s: %llu atomics, fewer than half the %llu groups of equal bytes in the "
+                  "warps' steps: the bytes are gathered somewhere else before add_to_bin (a "
+                  "copy of the bins, a run over several steps), not added by one lane per "
+                  "group in each step",
+                  args, atomics, groups);
+}
+END_TEST
+
 /* The tail: a last step with fewer lanes than a warp; exact counts. */
 static const struct {
     const char *args;
@@ -168,7 +249,8 @@ int main(int argc, char **argv)
     tcase_add_loop_test(fewer, test_constant_bytes_take_one_atomic_per_warp_and_step, 0,
                         CONSTANT_RUNS);
     tcase_add_loop_test(fewer, test_uniform_bytes_take_at_most_one_atomic_per_byte, 0, 2);
-    add_if_runnable(suite, fewer, CONSTANT_RUNS + 2);
+    tcase_add_loop_test(fewer, test_each_warp_step_takes_one_atomic_per_group, 0, EXACT_RUNS);
+    add_if_runnable(suite, fewer, CONSTANT_RUNS + 2 + EXACT_RUNS);
 
     TCase *tail = exercise_tcase("partial warps: the last step, block sizes not whole warps", 3);
     tcase_set_timeout(tail, 300);

@@ -266,6 +266,58 @@ START_TEST(test_constant_keys_land_in_the_owners_slices_only)
 }
 END_TEST
 
+/* ------------------------------------------ inside the kernel, by tools -- */
+
+/* compute-sanitizer's racecheck: no two threads touch one counter of a slice,
+ * one of them writing, without an atomic or a barrier between: a plain read,
+ * add and write of a count; a block that counts into another's slice before
+ * the cluster's barrier says that slice is zeroed. Small inputs: racecheck is
+ * slow. */
+static const char *const race_runs[] = {
+    "--size 64K --blocks 4 --threads 128 --reps 1",
+    "--size 64K --data constant --blocks 8 --threads 64 --reps 1"};
+#define RACE_RUNS ((int)(sizeof race_runs / sizeof race_runs[0]))
+
+START_TEST(test_no_shared_memory_races)
+{
+    check_no_gpu_races(race_runs[_i]);
+}
+END_TEST
+
+/* Nsight Compute counts the global atomics histo_kernel sends to L2, summed
+ * over every launch of a run (warm-up, kernel-only, end to end) and taken per
+ * launch. On 4 Mi uniform keys over 16 blocks (4 clusters), every counter of
+ * every slice holds some (16 keys a bin a cluster, on average), so each block
+ * merges its slice with 16384 / 32 warp instructions of 32 counters in a row,
+ * each one or a few requests (4 sectors of 32 bytes; 8 allowed): at most 8 per
+ * merge instruction, at least half of one. Keys added to the histogram
+ * directly, or a slice merged one counter at a time by one thread, send many
+ * more; a merge that some blocks leave out, fewer. */
+#define PROFILED_ARGS   "--size 8M --blocks 16 --threads 256 --reps 1"
+#define PROFILED_BLOCKS 16
+
+START_TEST(test_each_slice_is_merged_by_every_thread_of_its_block)
+{
+    static const char *const metrics[] = {"lts__t_requests_op_red.sum",
+                                          "lts__t_requests_op_atom.sum"};
+    double values[2];
+    profile_kernel(PROFILED_ARGS, "histo_kernel", metrics, 2, values);
+    double requests = (values[0] + values[1]) / profile_launches();
+    double merge = (double)PROFILED_BLOCKS * SLICE / 32;
+    ck_assert_msg(requests <= 8 * merge,
+                  "%s: %.0f atomic requests to L2 per launch, want at most %.0f (8 per merge "
+                  "instruction of 32 counters, %d blocks of %d counters): more global atomics "
+                  "than every thread's merge of the slices makes (keys added to the histogram "
+                  "directly, or a slice merged by one thread?)",
+                  PROFILED_ARGS, requests, 8 * merge, PROFILED_BLOCKS, SLICE);
+    ck_assert_msg(requests >= merge / 2,
+                  "%s: %.0f atomic requests to L2 per launch, want at least %.0f (half the merge "
+                  "instructions of %d full slices): not every block adds its slice to the "
+                  "histogram",
+                  PROFILED_ARGS, requests, merge / 2, PROFILED_BLOCKS);
+}
+END_TEST
+
 /* The first and last bin of every slice, and a lone last byte, from a file. */
 START_TEST(test_the_bins_at_the_slices_edges)
 {
@@ -325,6 +377,16 @@ START_TEST(test_csv_prints_header_and_a_verified_row)
 }
 END_TEST
 
+/* The largest input the stages take, 4 GiB - 1 bytes: 2^31 keys, the last a
+ * lone byte. An int count of keys wraps to a negative number there and counts
+ * nothing; size_t counts them all. */
+START_TEST(test_counts_the_largest_input)
+{
+    set_run_time_limit(120);
+    check_generated(MAX_INPUT_BYTES, DATA_UNIFORM, 11, "");
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("15_cluster_bins", argc, argv);
@@ -343,12 +405,28 @@ int main(int argc, char **argv)
     tcase_add_loop_test(slices, test_constant_keys_land_in_the_owners_slices_only, 0, 3);
     add_if_runnable(suite, slices, 3 + 3);
 
+    TCase *races = exercise_tcase("no shared-memory races (compute-sanitizer racecheck)", 0);
+    tcase_set_timeout(races, 300);
+    tcase_add_loop_test(races, test_no_shared_memory_races, 0, RACE_RUNS);
+    add_if_tool(suite, races, RACE_RUNS, have_compute_sanitizer(),
+                "compute-sanitizer (CUDA toolkit)");
+
+    TCase *merged = exercise_tcase("each slice merged by all its block's threads (ncu)", 3);
+    tcase_set_timeout(merged, 300);
+    tcase_add_test(merged, test_each_slice_is_merged_by_every_thread_of_its_block);
+    add_if_tool(suite, merged, 1, can_profile(), profile_tool_missing());
+
     TCase *edges = exercise_tcase("the slices' edges, whole clusters, the CSV", 3);
     tcase_set_timeout(edges, 120);
     tcase_add_loop_test(edges, test_the_bins_at_the_slices_edges, 0, 2);
     tcase_add_loop_test(edges, test_blocks_that_are_not_whole_clusters_are_usage_errors, 0, 3);
     tcase_add_test(edges, test_csv_prints_header_and_a_verified_row);
     add_if_runnable(suite, edges, 2 + 3 + 1);
+
+    TCase *large = exercise_tcase("the largest input, 4 GiB - 1 bytes: 2^31 keys", 2);
+    tcase_set_timeout(large, 300);
+    tcase_add_test(large, test_counts_the_largest_input);
+    add_if_runnable(suite, large, 1);
 
     int usage_checks = 0;
     TCase *usage = usage_tcase(true, &usage_checks);
