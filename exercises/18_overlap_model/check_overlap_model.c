@@ -1,0 +1,476 @@
+/*
+ * check_overlap_model.c - exercise 18 models chapter 06's streams: each
+ * chunk's copy in, kernel and copy back, chunk c on stream c % S, each step
+ * waiting for its stream and its resource, served in issue order. The check
+ * runs the program on made-up durations (--in, --kernel, --out) against ends
+ * worked out by hand, then reads every step it prints (--print-steps) against
+ * the model's rules held here, then tests laws any right model keeps on
+ * made-up cases, then runs it on the H100's recorded timeline of stage 06.
+ */
+#include "stage_checks.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* stage 06's recorded timeline on the H100 (make check runs in the exercise's folder) */
+#define TIMELINE  "../../plots/results/timeline-06_streams-nvidia-h100-80gb-hbm3.txt"
+#define EPSILON   1e-6 /* ms: the durations here are multiples of 1/4, exact in a double */
+#define MAX_STEPS 300
+
+enum step { COPY_IN, KERNEL, COPY_OUT, STEPS };
+static const char *const step_names[STEPS] = {"copy-in", "kernel", "copy-out"};
+static const char *const resource_names[STEPS] = {"copies in", "kernels", "copies back"};
+
+static double later(double a, double b)
+{
+    return a > b ? a : b;
+}
+
+static bool near(double a, double b)
+{
+    return a - b < EPSILON && b - a < EPSILON;
+}
+
+/* What the program printed: its end, and with --print-steps each step. */
+struct model_run {
+    struct stage_output o;
+    bool has_end, complete;
+    double end;
+    int steps;
+    int chunk[MAX_STEPS], stream[MAX_STEPS], step[MAX_STEPS];
+    double start[MAX_STEPS], finish[MAX_STEPS];
+};
+
+static void run_model(const char *args, struct model_run *r)
+{
+    memset(r, 0, sizeof *r);
+    run_stage(args, &r->o);
+    ck_assert_msg(r->o.exit_status == 0, "%s: %s, expected exit 0; stderr: %s", args,
+                  exit_meaning(&r->o), r->o.err);
+    for (const char *line = r->o.out; *line;
+         line = strchr(line, '\n') ? strchr(line, '\n') + 1 : line + strlen(line)) {
+        char name[16];
+        int s = 0;
+        if (sscanf(line, "end: %lf", &r->end) == 1)
+            r->has_end = true;
+        else if (strncmp(line, "verified:", 9) == 0)
+            r->complete = true; /* the last line: nothing was cut */
+        else if (r->steps < MAX_STEPS &&
+                 sscanf(line, "%d %d %15s %lf %lf", &r->chunk[r->steps], &r->stream[r->steps], name,
+                        &r->start[r->steps], &r->finish[r->steps]) == 5) {
+            while (s < STEPS && strcmp(name, step_names[s]) != 0)
+                s++;
+            r->step[r->steps++] = s;
+        }
+    }
+    ck_assert_msg(r->complete, "%s: no 'verified:' line, its last: the output was cut: %.400s",
+                  args, r->o.out);
+    /* made-up durations print an end; the recorded timeline (no arguments) a row per way */
+    ck_assert_msg(r->has_end || !args[0], "%s: no 'end: ... ms' line: %.400s", args, r->o.out);
+}
+
+/* ---------------------------------------------------- known answers -- */
+
+/* Each answer worked out by hand from the README's rules. */
+struct known {
+    const char *args;
+    double end;
+    const char *why;
+};
+
+static const struct known one_stream[] = {
+    {"--chunks 1 --streams 1 --in 2 --kernel 3 --out 1", 6,
+     "one chunk: its copy in, kernel and copy back one after another, 2 + 3 + 1"},
+    {"--chunks 1 --streams 4 --in 2 --kernel 3 --out 1", 6,
+     "one chunk on four streams: still one after another, as one chunk uses one stream"},
+    {"--chunks 2 --streams 1 --in 2 --kernel 3 --out 1", 12,
+     "two chunks on one stream: the second chunk's copy in waits for the first chunk's copy back, "
+     "so nothing overlaps: the sum, 2 x 6"},
+    {"--streams 1 --in 1,2,3,4,5 --kernel 0.5 --out 0.25,0,0,0,1", 18.75,
+     "five chunks of different steps on one stream: every step in turn, the sum of 15 + 2.5 + "
+     "1.25"},
+};
+#define ONE_STREAM ((int)(sizeof one_stream / sizeof one_stream[0]))
+
+static const struct known several_streams[] = {
+    {"--chunks 4 --streams 4 --in 4 --kernel 1 --out 1", 18,
+     "copies in dominate: they follow each other with no gap (4 x 4 = 16), each kernel and copy "
+     "back hides behind the next copy in, and the last chunk's kernel and copy back come after "
+     "(16 + 1 + 1)"},
+    {"--chunks 4 --streams 4 --in 1 --kernel 4 --out 1", 18,
+     "kernels dominate: the first copy in (1), then the four kernels one after another (16), "
+     "each starting when the one before it ends, and the last copy back (1)"},
+    {"--chunks 4 --streams 4 --in 1 --kernel 1 --out 3", 14,
+     "copies back dominate: the first chunk's copy in and kernel (2), then four copies back of "
+     "3 one after another (12)"},
+    {"--chunks 4 --streams 2 --in 2 --kernel 1 --out 0.5", 9.5,
+     "four chunks on two streams, chunk c on stream c % 2: copies in at 0, 2, 4 and 6 (chunk 2's "
+     "stream is free at 3.5, chunk 3's at 5.5), then the last chunk's kernel and copy back, "
+     "8 + 1 + 0.5"},
+    {"--chunks 5 --streams 2 --in 1 --kernel 3 --out 0.5", 16.5,
+     "five chunks on two streams, the kernels dominate: the first copy in (1), five kernels one "
+     "after another (15), the last copy back (0.5); each later chunk's copy in waits for its "
+     "stream, but ends before the SMs are free"},
+    {"--chunks 3 --streams 8 --in 2 --kernel 1 --out 1", 8,
+     "more streams than chunks: three chunks use three streams; copies in at 0, 2 and 4, the "
+     "last kernel 6 to 7, its copy back 7 to 8"},
+    {"--chunks 3 --streams 2 --in 0 --kernel 0 --out 0", 0,
+     "every step takes no time: everything ends at 0"},
+    {"--chunks 3 --streams 3 --in 2 --kernel 0 --out 0", 6,
+     "kernels and copies back of no time: the copies in alone, one after another"},
+    {"--streams 2 --in 2,0,2 --kernel 1 --out 0", 6,
+     "a copy in of no time: chunk 1's kernel waits for chunk 0's (the SMs, until 3); chunk 2's "
+     "copy in waits for its stream, free when chunk 0's copy back ends at 3, and ends at 5; its "
+     "kernel 5 to 6"},
+    {"--chunks 4 --streams 4 --engines 2 --in 4 --kernel 1 --out 1", 11,
+     "two copies at a time each way: chunks 0 and 1 copy in together (0 to 4), then 2 and 3 "
+     "(4 to 8); their kernels one at a time, 8 to 9 and 9 to 10; the last copy back 10 to 11"},
+    {"--chunks 4 --streams 4 --engines 2 --in 3,1,1,1 --kernel 0 --out 0", 3,
+     "two copies at a time, of different lengths: chunk 0's copy in holds one engine 0 to 3, "
+     "and chunks 1, 2 and 3 each take the engine that is free first, the other one: 0 to 1, "
+     "1 to 2, 2 to 3"},
+};
+#define SEVERAL_STREAMS ((int)(sizeof several_streams / sizeof several_streams[0]))
+
+static void check_known(const struct known *k)
+{
+    struct model_run r;
+    run_model(k->args, &r);
+    ck_assert_msg(near(r.end, k->end), "%s: your model ends at %.6f ms, expected %g ms: %s",
+                  k->args, r.end, k->end, k->why);
+}
+
+START_TEST(test_one_chunk_or_one_stream_is_every_step_in_turn)
+{
+    check_known(&one_stream[_i]);
+}
+END_TEST
+
+START_TEST(test_chunks_on_several_streams_overlap)
+{
+    check_known(&several_streams[_i]);
+}
+END_TEST
+
+/* ------------------------------------------------------- made-up cases -- */
+
+struct made_up {
+    int chunks, streams, engines;
+    double ms[24][STEPS];
+    char durations[1024]; /* as the program takes them: --in ... --kernel ... --out ... */
+};
+
+/* A number from 0 to n - 1, from a 64-bit linear congruential generator. */
+static unsigned int next_random(unsigned long long *state, unsigned int n)
+{
+    *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+    return (unsigned int)(*state >> 33) % n;
+}
+
+/* Case number seed: 2 to 24 chunks, 1 to 6 streams, 1 to engines copies at
+ * once, each step 0 to 4 ms in quarters, about one in five 0. */
+static void make_case(unsigned int seed, int engines, struct made_up *m)
+{
+    unsigned long long state = 0x9e3779b97f4a7c15ull * (seed + 1);
+    m->chunks = 2 + (int)next_random(&state, 23);
+    m->streams = 1 + (int)next_random(&state, 6);
+    m->engines = 1 + (int)next_random(&state, (unsigned int)engines);
+    int at = 0;
+    for (int step = 0; step < STEPS; step++) {
+        at += snprintf(m->durations + at, sizeof m->durations - (size_t)at, "%s--%s ",
+                       step ? " " : "",
+                       step == COPY_IN  ? "in"
+                       : step == KERNEL ? "kernel"
+                                        : "out");
+        for (int c = 0; c < m->chunks; c++) {
+            m->ms[c][step] = next_random(&state, 5) == 0 ? 0 : next_random(&state, 17) / 4.0;
+            at += snprintf(m->durations + at, sizeof m->durations - (size_t)at, "%s%g",
+                           c ? "," : "", m->ms[c][step]);
+        }
+    }
+}
+
+/* ------------------------------------------------- every step, by the rules -- */
+
+/* Reads every step printed for durations ms against the model's rules, in
+ * issue order: a step starts when the step before it on its stream has
+ * ended and its resource has an engine free (the one free first), and lasts
+ * its duration. */
+static void check_every_step(const char *args, int chunks, int streams, int engines,
+                             const double ms[][STEPS])
+{
+    char with_steps[1100];
+    snprintf(with_steps, sizeof with_steps, "%s --print-steps", args);
+    struct model_run r;
+    run_model(with_steps, &r);
+    ck_assert_msg(r.steps == chunks * STEPS,
+                  "%s: printed %d steps, expected %d (%d chunks of 3); stdout: %.300s", with_steps,
+                  r.steps, chunks * STEPS, chunks, r.o.out);
+    double stream_free[64] = {0}, engine_free[STEPS][8] = {{0}}, last = 0;
+    int stream_last[64];
+    for (int s = 0; s < 64; s++)
+        stream_last[s] = -1;
+    for (int i = 0; i < r.steps; i++) {
+        int c = i / STEPS, step = i % STEPS, stream = c % streams;
+        ck_assert_msg(r.chunk[i] == c && r.step[i] == step,
+                      "%s: line %d of the steps is not chunk %d's %s", with_steps, i + 1, c,
+                      step_names[step]);
+        int at_once = step == KERNEL ? 1 : engines, first_free = 0;
+        for (int e = 1; e < at_once; e++)
+            if (engine_free[step][e] < engine_free[step][first_free])
+                first_free = e;
+        double ready = stream_free[stream], resource_free = engine_free[step][first_free];
+        double start = r.start[i], end = r.finish[i];
+        char before[96] = "nothing before it";
+        int p = stream_last[stream];
+        if (p >= 0)
+            snprintf(before, sizeof before, "chunk %d's %s", p / STEPS, step_names[p % STEPS]);
+        ck_assert_msg(start > ready - EPSILON,
+                      "%s: chunk %d's %s starts at %.6f, before the step before it on stream %d "
+                      "(%s) ends at %.6f: a stream runs its steps one at a time, in order",
+                      with_steps, c, step_names[step], start, stream, before, ready);
+        ck_assert_msg(start > resource_free - EPSILON,
+                      "%s: chunk %d's %s starts at %.6f, while the %s are busy until %.6f (%d at "
+                      "a time, taken in issue order)",
+                      with_steps, c, step_names[step], start, resource_names[step], resource_free,
+                      at_once);
+        ck_assert_msg(near(start, later(ready, resource_free)),
+                      "%s: chunk %d's %s starts at %.6f, later than it must: its stream (chunk c "
+                      "on stream c %% %d) is free at %.6f, and the %s at %.6f",
+                      with_steps, c, step_names[step], start, streams, ready, resource_names[step],
+                      resource_free);
+        ck_assert_msg(near(end, start + ms[c][step]),
+                      "%s: chunk %d's %s starts at %.6f and ends at %.6f, expected %.6f: it "
+                      "lasts its %g ms",
+                      with_steps, c, step_names[step], start, end, start + ms[c][step],
+                      ms[c][step]);
+        stream_free[stream] = end;
+        stream_last[stream] = i;
+        engine_free[step][first_free] = end;
+        last = later(last, end);
+    }
+    ck_assert_msg(near(r.end, last), "%s: 'end: %.6f ms', but the last step printed ends at %.6f",
+                  with_steps, r.end, last);
+}
+
+/* The hand-made cases of the first two groups, with their durations. */
+struct hand_made {
+    const char *args;
+    int chunks, streams, engines;
+    double ms[5][STEPS];
+};
+static const struct hand_made hand_made[] = {
+    {"--streams 1 --in 1,2,3,4,5 --kernel 0.5 --out 0.25,0,0,0,1",
+     5,
+     1,
+     1,
+     {{1, 0.5, 0.25}, {2, 0.5, 0}, {3, 0.5, 0}, {4, 0.5, 0}, {5, 0.5, 1}}},
+    {"--chunks 4 --streams 2 --in 2 --kernel 1 --out 0.5",
+     4,
+     2,
+     1,
+     {{2, 1, 0.5}, {2, 1, 0.5}, {2, 1, 0.5}, {2, 1, 0.5}}},
+    {"--chunks 5 --streams 2 --in 1 --kernel 3 --out 0.5",
+     5,
+     2,
+     1,
+     {{1, 3, 0.5}, {1, 3, 0.5}, {1, 3, 0.5}, {1, 3, 0.5}, {1, 3, 0.5}}},
+    {"--streams 2 --in 2,0,2 --kernel 1 --out 0", 3, 2, 1, {{2, 1, 0}, {0, 1, 0}, {2, 1, 0}}},
+    {"--chunks 4 --streams 4 --engines 2 --in 3,1,1,1 --kernel 0 --out 0",
+     4,
+     4,
+     2,
+     {{3, 0, 0}, {1, 0, 0}, {1, 0, 0}, {1, 0, 0}}},
+};
+#define HAND_MADE  ((int)(sizeof hand_made / sizeof hand_made[0]))
+#define RULE_CASES 16
+
+START_TEST(test_every_step_waits_for_its_stream_and_its_resource_and_no_longer)
+{
+    if (_i < HAND_MADE) {
+        const struct hand_made *h = &hand_made[_i];
+        check_every_step(h->args, h->chunks, h->streams, h->engines, h->ms);
+        return;
+    }
+    struct made_up m;
+    make_case(1800 + (unsigned int)_i, 3, &m);
+    char args[1100];
+    snprintf(args, sizeof args, "--streams %d --engines %d %s", m.streams, m.engines, m.durations);
+    check_every_step(args, m.chunks, m.streams, m.engines, m.ms);
+}
+END_TEST
+
+/* ------------------------------------------------------------- the laws -- */
+
+#define LAW_CASES 40
+
+/* On one copy engine each way: the end with one stream is the sum (nothing
+ * overlaps); with more it is no later, no later than the sum, and no earlier
+ * than the busiest resource's total or the longest chunk's three steps. */
+START_TEST(test_the_laws_of_overlap_hold)
+{
+    struct made_up m;
+    make_case(4200 + (unsigned int)_i, 1, &m);
+    if (m.streams == 1) /* compared with one stream below */
+        m.streams = 4;
+    char args[1100], one[1100];
+    snprintf(args, sizeof args, "--streams %d %s", m.streams, m.durations);
+    snprintf(one, sizeof one, "--streams 1 %s", m.durations);
+    double total[STEPS] = {0}, sum = 0, longest_chunk = 0;
+    int busiest = COPY_IN;
+    for (int c = 0; c < m.chunks; c++) {
+        double chunk = 0;
+        for (int step = 0; step < STEPS; step++) {
+            total[step] += m.ms[c][step];
+            chunk += m.ms[c][step];
+        }
+        sum += chunk;
+        longest_chunk = later(longest_chunk, chunk);
+    }
+    for (int step = 0; step < STEPS; step++)
+        if (total[step] > total[busiest])
+            busiest = step;
+    struct model_run r, serial;
+    run_model(one, &serial);
+    ck_assert_msg(near(serial.end, sum),
+                  "%s: one stream ends at %.6f ms, expected the sum of every step, %.6f: on one "
+                  "stream nothing overlaps",
+                  one, serial.end, sum);
+    run_model(args, &r);
+    ck_assert_msg(r.end < serial.end + EPSILON,
+                  "%s: %d streams end at %.6f ms, later than one stream (%.6f): more streams may "
+                  "only let more overlap",
+                  args, m.streams, r.end, serial.end);
+    ck_assert_msg(r.end > total[busiest] - EPSILON,
+                  "%s: ends at %.6f ms, before the busiest resource (the %s) can have done its "
+                  "%.6f ms of steps, one at a time",
+                  args, r.end, resource_names[busiest], total[busiest]);
+    ck_assert_msg(r.end > longest_chunk - EPSILON,
+                  "%s: ends at %.6f ms, before the longest chunk's three steps, one after "
+                  "another, can have run (%.6f ms)",
+                  args, r.end, longest_chunk);
+}
+END_TEST
+
+/* --------------------------------------------------- the recorded timeline -- */
+
+/* The last event of one way in the recorded timeline: what the GPU measured. */
+static double measured_end(const char *way)
+{
+    FILE *file = fopen(TIMELINE, "r");
+    ck_assert_msg(file != NULL, "cannot open %s: the recorded timeline of stage 06", TIMELINE);
+    char line[512], name[32];
+    double begin, end, last = -1;
+    while (fgets(line, sizeof line, file))
+        if (line[0] != '#' && sscanf(line, "%31s %*s %*d %*s %lf %lf", name, &begin, &end) == 3 &&
+            strcmp(name, way) == 0)
+            last = later(last, end);
+    fclose(file);
+    ck_assert_msg(last > 0, "%s holds no steps of %s", TIMELINE, way);
+    return last;
+}
+
+/* The ways whose steps are all on the GPU: the model holds all they do. */
+static const struct recorded {
+    const char *way;
+    int chunks, streams;
+} recorded[] = {{"pinned", 1, 1}, {"streams", 16, 4}};
+#define TOLERANCE 0.02 /* of the measured end */
+
+START_TEST(test_the_recorded_h100_timeline_is_predicted)
+{
+    const struct recorded *w = &recorded[_i];
+    double measured = measured_end(w->way);
+    struct model_run r;
+    run_model("", &r);
+    const char *row = strstr(r.o.out, "\n");
+    char name[32];
+    int chunks = 0, streams = 0;
+    double model = -1;
+    for (; row; row = strchr(row + 1, '\n'))
+        if (sscanf(row + 1, "%31s %d %d %lf", name, &chunks, &streams, &model) == 4 &&
+            strcmp(name, w->way) == 0)
+            break;
+    ck_assert_msg(row != NULL, "(no arguments: the recorded timeline): no row for %s: %.600s",
+                  w->way, r.o.out);
+    ck_assert_msg(chunks == w->chunks && streams == w->streams,
+                  "(the recorded timeline): %s has %d chunks on %d streams, expected %d on %d",
+                  w->way, chunks, streams, w->chunks, w->streams);
+    ck_assert_msg(model > measured * (1 - TOLERANCE) && model < measured * (1 + TOLERANCE),
+                  "(the recorded timeline, %s): your model ends at %.3f ms; the H100's last "
+                  "event of %s is at %.3f ms (%s); expected within %.0f%% of it",
+                  w->way, model, w->way, measured, TIMELINE, TOLERANCE * 100);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- usage -- */
+
+static const char *const bad_usage[] = {
+    "--streams 0",
+    "--streams 65",
+    "--engines 0",
+    "--engines 9",
+    "--chunks 0",
+    "--chunks 4097",
+    "--in -1",
+    "--in 1,x",
+    "--in nan",
+    "--in 1,",
+    "--chunks 3 --in 1,2",
+    "--in 1,2 --kernel 1,2,3",
+    "--timeline /no/such/timeline.txt",
+    "--timeline " TIMELINE " --in 1",
+    "--size 1M",
+    "--threads 2",
+    "--csv",
+    "--print-bins",
+};
+#define BAD_USAGE ((int)(sizeof bad_usage / sizeof bad_usage[0]))
+
+START_TEST(test_bad_usage_exits_2)
+{
+    struct stage_output o;
+    run_stage(bad_usage[_i], &o);
+    ck_assert_msg(o.exit_status == EXIT_USAGE, "%s: %s, expected exit 2 (bad usage)", bad_usage[_i],
+                  exit_meaning(&o));
+}
+END_TEST
+
+START_TEST(test_help_exits_0)
+{
+    struct stage_output o;
+    run_stage("--help", &o);
+    ck_assert_msg(o.exit_status == 0 && strstr(o.out, "--streams"),
+                  "--help: %s, expected exit 0 and the options; stdout: %.300s", exit_meaning(&o),
+                  o.out);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    set_stage("18_overlap_model", argc, argv);
+    set_run_time_limit(20); /* a loop that never ends is reported, not waited for */
+    Suite *suite = suite_create("exercise 18: a model of chunks on streams");
+    TCase *one = exercise_tcase("one chunk, or one stream: every step in turn", 1);
+    tcase_add_loop_test(one, test_one_chunk_or_one_stream_is_every_step_in_turn, 0, ONE_STREAM);
+    add_tcase(suite, one, ONE_STREAM);
+    TCase *several = exercise_tcase("chunks on several streams overlap", 2);
+    tcase_add_loop_test(several, test_chunks_on_several_streams_overlap, 0, SEVERAL_STREAMS);
+    add_tcase(suite, several, SEVERAL_STREAMS);
+    TCase *rules =
+        exercise_tcase("every step waits for its stream and its resource, and no longer", 2);
+    tcase_add_loop_test(rules, test_every_step_waits_for_its_stream_and_its_resource_and_no_longer,
+                        0, HAND_MADE + RULE_CASES);
+    add_tcase(suite, rules, HAND_MADE + RULE_CASES);
+    TCase *laws = exercise_tcase("the laws of overlap, on made-up cases", 3);
+    tcase_add_loop_test(laws, test_the_laws_of_overlap_hold, 0, LAW_CASES);
+    add_tcase(suite, laws, LAW_CASES);
+    TCase *h100 = exercise_tcase("the H100's recorded timeline of stage 06, within 2%", 3);
+    tcase_add_loop_test(h100, test_the_recorded_h100_timeline_is_predicted, 0, 2);
+    add_tcase(suite, h100, 2);
+    TCase *usage = exercise_tcase("bad usage exits 2, --help exits 0", 0);
+    tcase_add_loop_test(usage, test_bad_usage_exits_2, 0, BAD_USAGE);
+    tcase_add_test(usage, test_help_exits_0);
+    add_tcase(suite, usage, BAD_USAGE + 1);
+    return run_exercise(suite);
+}
