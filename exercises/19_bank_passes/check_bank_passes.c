@@ -1,0 +1,378 @@
+/*
+ * check_bank_passes.c - exercise 19 counts the passes shared memory needs
+ * for one warp: 32 banks, word w in bank w % 32, lanes on one word served
+ * together, one word a bank a pass. The check runs the program on one warp
+ * at a time (--words) against answers worked out by hand, then tests laws
+ * any right count keeps, then the rule itself (held here, by another method)
+ * on random warps, then the simulated warps of random bytes against the
+ * exact expectation, computed here without simulating, and the per-lane
+ * layout against exactly one pass.
+ */
+#include "stage_checks.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LANES 32
+#define BANKS 32
+
+/* ------------------------------------------------------ one warp at a time -- */
+
+/* The program's passes for one warp, lane l on word[l]. */
+static int run_words(const unsigned *word, int lanes)
+{
+    char args[512] = "--words ";
+    for (int l = 0; l < lanes; l++)
+        snprintf(args + strlen(args), sizeof args - strlen(args), "%s%u", l ? "," : "", word[l]);
+    struct stage_output o;
+    run_stage(args, &o);
+    ck_assert_msg(o.exit_status == 0, "%s: %s, expected exit 0; stderr: %s", args, exit_meaning(&o),
+                  o.err);
+    const char *line = strstr(o.out, "\npasses:");
+    int got = -1, said_lanes = -1;
+    ck_assert_msg(line && sscanf(line + 1, "passes: %d for %d lanes", &got, &said_lanes) == 2,
+                  "%s: no 'passes: N for L lanes' line: %.400s", args, o.out);
+    ck_assert_msg(said_lanes == lanes, "%s: the program read %d lanes, expected %d", args,
+                  said_lanes, lanes);
+    return got;
+}
+
+/* Each answer worked out by hand from the README's rule. */
+struct known {
+    const char *words;
+    int passes;
+    const char *why;
+};
+
+static const struct known known[] = {
+    {"0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31", 1,
+     "32 lanes on 32 words in 32 different banks: one pass"},
+    {"7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7", 1,
+     "32 lanes on one word: served together, one pass"},
+    {"0,32", 2, "words 0 and 32 are two words of bank 0: a bank conflict, two passes"},
+    {"0,32,0,32", 2,
+     "two words of bank 0, each touched by two lanes: the lanes on one word are served "
+     "together, so two passes, not four"},
+    {"0,32,64,96,128,160,192,224,256,288,320,352,384,416,448,480,512,544,576,608,640,672,704,"
+     "736,768,800,832,864,896,928,960,992",
+     32, "32 different words, all in bank 0: 32 passes"},
+    {"5", 1, "one lane: one pass"},
+    {"3,35,67", 3, "three lanes on three words of bank 3: three passes"},
+    {"0,1,32,33,64", 3,
+     "five lanes: bank 0 gets words 0, 32 and 64, bank 1 words 1 and 33: the busiest bank sets "
+     "it, three passes"},
+    {"100,100,132,4", 3,
+     "words 100, 132 and 4 are all in bank 4 (100 twice, served together): three passes"},
+    {"31,63,63,63", 2, "bank 31 gets words 31 and 63 (63 three times): two passes"},
+    {"33,66,99,132,165,198,231,264", 1,
+     "word 33l is in bank l: eight words in eight banks, one pass"},
+    {"2,4,34,36,66,68", 3, "banks 2 and 4 each get three words: three passes, not six"},
+};
+#define KNOWN ((int)(sizeof known / sizeof known[0]))
+
+START_TEST(test_hand_layouts_have_known_passes)
+{
+    const struct known *k = &known[_i];
+    unsigned word[LANES];
+    int lanes = 0;
+    for (char *p = (char *)k->words; *p; p += *p == ',')
+        word[lanes++] = (unsigned)strtoul(p, &p, 10);
+    int got = run_words(word, lanes);
+    ck_assert_msg(got == k->passes, "--words %s: your passes says %d, expected %d: %s", k->words,
+                  got, k->passes, k->why);
+}
+END_TEST
+
+/* ----------------------------------------------------------- random warps -- */
+
+/* A small generator of the check's own (splitmix64): the same warps every run. */
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+/* Warp i: 1 to 32 lanes on words drawn from the first 32 x k words (k from 1
+ * to 8), so that banks get several words and some words several lanes. */
+static int random_warp(int i, unsigned word[LANES])
+{
+    uint64_t state = 1000 + (uint64_t)i;
+    int lanes = 1 + (int)(next_random(&state) % LANES);
+    if (i % 4 == 0)
+        lanes = LANES;
+    unsigned range = BANKS * (1 + (unsigned)(next_random(&state) % 8));
+    for (int l = 0; l < lanes; l++)
+        word[l] = (unsigned)(next_random(&state) % range);
+    return lanes;
+}
+#define RANDOM_WARPS 24
+
+START_TEST(test_passes_keep_their_laws)
+{
+    unsigned word[LANES], turned[LANES] = {0};
+    int lanes = random_warp(_i, word);
+    int got = run_words(word, lanes);
+    ck_assert_msg(got >= 1 && got <= lanes,
+                  "random warp %d (%d lanes): your passes says %d; a warp takes at least one pass "
+                  "and at most one a lane (each lane alone), so 1 to %d",
+                  _i, lanes, got, lanes);
+    for (int l = 0; l < lanes; l++) /* the same lanes backwards */
+        turned[l] = word[lanes - 1 - l];
+    int backwards = run_words(turned, lanes);
+    for (int l = 0; l < lanes; l++) /* and turned by a third */
+        turned[l] = word[(l + lanes / 3) % lanes];
+    int rotated = run_words(turned, lanes);
+    ck_assert_msg(backwards == got && rotated == got,
+                  "random warp %d (%d lanes): your passes says %d, but %d for the same words in "
+                  "reverse order and %d turned by a third: which lane touches which word cannot "
+                  "change the passes",
+                  _i, lanes, got, backwards, rotated);
+}
+END_TEST
+
+/* The rule, by another method than a count per bank: sort the words, drop
+ * repeats, and find the longest run of words of one bank. */
+static int compare_by_bank(const void *a, const void *b)
+{
+    unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+    if (x % BANKS != y % BANKS)
+        return x % BANKS < y % BANKS ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+static int rule_passes(const unsigned *word, int lanes)
+{
+    unsigned sorted[LANES];
+    memcpy(sorted, word, (size_t)lanes * sizeof *word);
+    qsort(sorted, (size_t)lanes, sizeof *sorted, compare_by_bank);
+    int most = 0, run = 0;
+    for (int l = 0; l < lanes; l++) {
+        if (l > 0 && sorted[l] == sorted[l - 1])
+            continue; /* the same word: served with the one before */
+        run = l > 0 && sorted[l] % BANKS == sorted[l - 1] % BANKS ? run + 1 : 1;
+        most = run > most ? run : most;
+    }
+    return most;
+}
+
+START_TEST(test_passes_follow_the_banks_rule)
+{
+    unsigned word[LANES];
+    int lanes = random_warp(_i, word);
+    int got = run_words(word, lanes), expected = rule_passes(word, lanes);
+    char list[512] = "";
+    for (int l = 0; l < lanes; l++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%u", l ? "," : "", word[l]);
+    ck_assert_msg(got == expected,
+                  "--words %s: your passes says %d, expected %d: the most different words any "
+                  "one bank gets (lanes on one word count once)",
+                  list, got, expected);
+}
+END_TEST
+
+/* ----------------------------------------------- warps of random bytes -- */
+
+/* The exact expected passes of a warp of 32 uniform random bytes in one
+ * copy of 256 bins (8 words a bank), from chapter 03's model, without
+ * simulating: P(no bank gets more than m words) by exponential generating
+ * functions. One bank's ways of taking n lanes on at most m of its 8 words:
+ * sum over j <= m of C(8, j) j! S(n, j) (S: Stirling numbers of the second
+ * kind); 32 banks multiply; each term is scaled by 1/256^n so that the
+ * coefficient times 32! is a probability. Every term is positive, so long
+ * double keeps it to many digits. E[passes] = sum over m of P(max > m). */
+static long double at_most(int m, long double stirling[LANES + 1][LANES + 1])
+{
+    long double bank[LANES + 1], power[LANES + 1] = {1};
+    long double factorial = 1, scale = 1; /* n! and 256^n */
+    for (int n = 0; n <= LANES; n++) {
+        long double choose = 1, ways = 0; /* C(8, j) j!, the 8 words' falling factorial */
+        for (int j = 0; j <= m && j <= n; j++) {
+            ways += choose * stirling[n][j];
+            choose *= 8 - j;
+        }
+        if (n > 0)
+            factorial *= n, scale *= 256;
+        bank[n] = ways / factorial / scale;
+    }
+    for (int b = 0; b < BANKS; b++) /* power = bank^(b + 1), up to x^32 */
+        for (int n = LANES; n >= 0; n--) {
+            long double sum = 0;
+            for (int k = 0; k <= n; k++)
+                sum += (b == 0 ? (k == 0) : power[k]) * bank[n - k];
+            power[n] = sum;
+        }
+    return power[LANES] * factorial; /* factorial is 32! here */
+}
+
+static long double expected_passes(long double *one_pass)
+{
+    static long double stirling[LANES + 1][LANES + 1];
+    stirling[0][0] = 1;
+    for (int n = 1; n <= LANES; n++)
+        for (int k = 1; k <= n; k++)
+            stirling[n][k] = k * stirling[n - 1][k] + stirling[n - 1][k - 1];
+    long double mean = 0;
+    for (int m = 0; m < 8; m++)
+        mean += 1 - at_most(m, stirling);
+    *one_pass = at_most(1, stirling);
+    return mean;
+}
+
+/* What the program printed for one layout of the simulated warps. */
+struct tally {
+    bool printed;
+    double mean;
+    long one_pass, warps;
+};
+
+static struct tally read_tally(const char *out, const char *name)
+{
+    struct tally t = {0};
+    char format[96];
+    snprintf(format, sizeof format, "%s %%lf passes a warp on average, %%ld of %%ld", name);
+    for (const char *line = out; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
+        if (sscanf(line, format, &t.mean, &t.one_pass, &t.warps) == 3)
+            t.printed = true;
+    return t;
+}
+
+#define SIMULATED "--warps 400000 --seed 1"
+#define TOLERANCE 0.01 /* passes: more than 10 standard errors of 400000 warps' mean */
+
+START_TEST(test_random_bytes_in_one_copy_take_about_3_15_passes)
+{
+    long double one_pass;
+    long double exact = expected_passes(&one_pass);
+    /* the check's own arithmetic, against chapter 03's two numbers */
+    ck_assert_msg(
+        exact > 3.145L && exact < 3.155L && one_pass > 1.9475e-8L && one_pass < 1.9485e-8L,
+        "the check's own arithmetic is wrong: %.6Lf passes, %.4Lg one-pass warps", exact, one_pass);
+    struct stage_output o;
+    run_stage(SIMULATED, &o);
+    ck_assert_msg(o.exit_status == 0, SIMULATED ": %s, expected exit 0; stderr: %s",
+                  exit_meaning(&o), o.err);
+    static const int layout_passes[] = {1, 1, 2, 32, 1};
+    int l = 0;
+    for (const char *line = strstr(o.out, "\nlayout:"); line && l < 5;
+         line = strstr(line + 1, "\nlayout:"), l++) {
+        int got = -1;
+        sscanf(line + 1, "layout: %d", &got);
+        ck_assert_msg(got == layout_passes[l],
+                      SIMULATED ": hand layout %d says %d passes, expected %d: %.120s", l + 1, got,
+                      layout_passes[l], line + 1);
+    }
+    ck_assert_msg(l == 5, SIMULATED ": %d 'layout:' lines, expected 5: %.400s", l, o.out);
+    struct tally t = read_tally(o.out, "one copy:");
+    ck_assert_msg(t.printed && t.warps == 400000,
+                  SIMULATED ": no 'one copy: M passes a warp on average, K of 400000' line: "
+                            "%.600s",
+                  o.out);
+    ck_assert_msg(t.mean > (double)exact - TOLERANCE && t.mean < (double)exact + TOLERANCE,
+                  SIMULATED ": one copy of the bins (word = byte) takes %.6f passes a warp on "
+                            "average; chapter 03's model expects %.6Lf (worked out exactly "
+                            "here), within %.2f",
+                  t.mean, exact, TOLERANCE);
+    ck_assert_msg(t.one_pass <= 2,
+                  SIMULATED ": %ld of 400000 warps of random bytes in one pass; chapter 03's "
+                            "model expects one in about 51 million warps",
+                  t.one_pass);
+}
+END_TEST
+
+static const char *const one_pass_runs[] = {SIMULATED, "--warps 5000 --seed 7",
+                                            "--warps 1 --seed 3"};
+#define ONE_PASS_RUNS ((int)(sizeof one_pass_runs / sizeof one_pass_runs[0]))
+
+START_TEST(test_a_copy_per_lane_and_constant_bytes_take_one_pass)
+{
+    const char *args = one_pass_runs[_i];
+    struct stage_output o;
+    run_stage(args, &o);
+    ck_assert_msg(o.exit_status == 0, "%s: %s, expected exit 0; stderr: %s", args, exit_meaning(&o),
+                  o.err);
+    const char *const names[] = {"per lane:", "constant:"};
+    const char *const why[] = {"chapter 05's copy per lane puts lane l's word in bank l, "
+                               "whatever its byte",
+                               "every lane on the same word is served together"};
+    for (int i = 0; i < 2; i++) {
+        struct tally t = read_tally(o.out, names[i]);
+        ck_assert_msg(t.printed, "%s: no '%s M passes a warp on average, K of N' line: %.600s",
+                      args, names[i], o.out);
+        ck_assert_msg(t.mean == 1 && t.one_pass == t.warps,
+                      "%s: %s %.6f passes a warp on average, %ld of %ld warps in one pass; "
+                      "expected exactly 1, every warp: %s",
+                      args, names[i], t.mean, t.one_pass, t.warps, why[i]);
+    }
+}
+END_TEST
+
+/* ---------------------------------------------------------------- usage -- */
+
+static const char *const bad_usage[] = {
+    "--words",
+    "--words x",
+    "--words -1",
+    "--words 1048576",
+    "--words 1,,2",
+    "--words 1,",
+    "--words 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,"
+    "31,32,33",
+    "--words 1 --warps 5",
+    "--warps 0",
+    "--warps 4000001",
+    "--size 1M",
+    "--threads 2",
+    "--csv",
+    "--print-bins",
+};
+#define BAD_USAGE ((int)(sizeof bad_usage / sizeof bad_usage[0]))
+
+START_TEST(test_bad_usage_exits_2)
+{
+    struct stage_output o;
+    run_stage(bad_usage[_i], &o);
+    ck_assert_msg(o.exit_status == EXIT_USAGE, "%s: %s, expected exit 2 (bad usage)", bad_usage[_i],
+                  exit_meaning(&o));
+}
+END_TEST
+
+START_TEST(test_help_exits_0)
+{
+    struct stage_output o;
+    run_stage("--help", &o);
+    ck_assert_msg(o.exit_status == 0 && strstr(o.out, "--words"),
+                  "--help: %s, expected exit 0 and the options; stdout: %.300s", exit_meaning(&o),
+                  o.out);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    set_stage("19_bank_passes", argc, argv);
+    set_run_time_limit(20); /* a loop that never ends is reported, not waited for */
+    Suite *suite = suite_create("exercise 19: the passes of one warp through shared memory");
+    TCase *hand = exercise_tcase("hand layouts have known passes", 1);
+    tcase_add_loop_test(hand, test_hand_layouts_have_known_passes, 0, KNOWN);
+    add_tcase(suite, hand, KNOWN);
+    TCase *laws = exercise_tcase("random warps: 1 to one pass a lane, in any lane order", 2);
+    tcase_add_loop_test(laws, test_passes_keep_their_laws, 0, RANDOM_WARPS);
+    add_tcase(suite, laws, RANDOM_WARPS);
+    TCase *rule = exercise_tcase("random warps: the most different words in one bank", 2);
+    tcase_add_loop_test(rule, test_passes_follow_the_banks_rule, 0, RANDOM_WARPS);
+    add_tcase(suite, rule, RANDOM_WARPS);
+    TCase *bytes = exercise_tcase("random bytes in one copy of the bins: about 3.15 passes", 3);
+    tcase_add_test(bytes, test_random_bytes_in_one_copy_take_about_3_15_passes);
+    add_tcase(suite, bytes, 1);
+    TCase *one = exercise_tcase("a copy per lane, and constant bytes: one pass, every warp", 3);
+    tcase_add_loop_test(one, test_a_copy_per_lane_and_constant_bytes_take_one_pass, 0,
+                        ONE_PASS_RUNS);
+    add_tcase(suite, one, ONE_PASS_RUNS);
+    TCase *usage = exercise_tcase("bad usage exits 2, --help exits 0", 0);
+    tcase_add_loop_test(usage, test_bad_usage_exits_2, 0, BAD_USAGE);
+    tcase_add_test(usage, test_help_exits_0);
+    add_tcase(suite, usage, BAD_USAGE + 1);
+    return run_exercise(suite);
+}
