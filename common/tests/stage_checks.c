@@ -592,6 +592,37 @@ TCase *exercise_tcase(const char *name, int hint)
     return named_tcase(name, hint);
 }
 
+static const char *const *refused_arguments; /* add_usage_refusals' */
+static const char *help_names;
+
+START_TEST(test_refused_arguments_exit_2)
+{
+    struct stage_output o;
+    run_stage(refused_arguments[_i], &o);
+    ck_assert_msg(o.exit_status == EXIT_USAGE, "%s: %s, expected exit 2 (bad usage)",
+                  refused_arguments[_i], exit_meaning(&o));
+}
+END_TEST
+
+START_TEST(test_help_exits_0_and_names_the_options)
+{
+    struct stage_output o;
+    run_stage("--help", &o);
+    ck_assert_msg(o.exit_status == 0 && strstr(o.out, help_names),
+                  "--help: %s, expected exit 0 and the options; stdout: %.300s", exit_meaning(&o),
+                  o.out);
+}
+END_TEST
+
+void add_usage_refusals(Suite *suite, const char *const *refused, int count, const char *option)
+{
+    refused_arguments = refused, help_names = option;
+    TCase *usage = exercise_tcase("bad usage exits 2, --help exits 0", 0);
+    tcase_add_loop_test(usage, test_refused_arguments_exit_2, 0, count);
+    tcase_add_test(usage, test_help_exits_0_and_names_the_options);
+    add_tcase(suite, usage, count + 1);
+}
+
 static void added(TCase *tc, int checks)
 {
     for (int g = 0; g < group_count; g++)

@@ -141,6 +141,11 @@ void count_kernel(const char *flags, const char *args, struct kernel_counts *k);
  * (hint 0: none). A passing check prints one line. */
 TCase *exercise_tcase(const char *name, int hint);
 
+/* The usage group of a program that takes only options of its own (exercises
+ * 18 and 19): each of the count arguments in refused must exit 2, and --help
+ * must exit 0 and name option. refused must outlive the run (a static array). */
+void add_usage_refusals(Suite *suite, const char *const *refused, int count, const char *option);
+
 /* Runs an exercise's suite as above. Every failure goes to the file named by
  * the environment's CHECK_LOG, and the result (passed, failing, not checked)
  * to CHECK_RESULT, for make status; exercise.mk sets both. Returns 0 when

@@ -427,25 +427,6 @@ static const char *const bad_usage[] = {
 };
 #define BAD_USAGE ((int)(sizeof bad_usage / sizeof bad_usage[0]))
 
-START_TEST(test_bad_usage_exits_2)
-{
-    struct stage_output o;
-    run_stage(bad_usage[_i], &o);
-    ck_assert_msg(o.exit_status == EXIT_USAGE, "%s: %s, expected exit 2 (bad usage)", bad_usage[_i],
-                  exit_meaning(&o));
-}
-END_TEST
-
-START_TEST(test_help_exits_0)
-{
-    struct stage_output o;
-    run_stage("--help", &o);
-    ck_assert_msg(o.exit_status == 0 && strstr(o.out, "--streams"),
-                  "--help: %s, expected exit 0 and the options; stdout: %.300s", exit_meaning(&o),
-                  o.out);
-}
-END_TEST
-
 int main(int argc, char **argv)
 {
     set_stage("18_overlap_model", argc, argv);
@@ -468,9 +449,6 @@ int main(int argc, char **argv)
     TCase *h100 = exercise_tcase("the H100's recorded timeline of stage 06, within 2%", 3);
     tcase_add_loop_test(h100, test_the_recorded_h100_timeline_is_predicted, 0, 2);
     add_tcase(suite, h100, 2);
-    TCase *usage = exercise_tcase("bad usage exits 2, --help exits 0", 0);
-    tcase_add_loop_test(usage, test_bad_usage_exits_2, 0, BAD_USAGE);
-    tcase_add_test(usage, test_help_exits_0);
-    add_tcase(suite, usage, BAD_USAGE + 1);
+    add_usage_refusals(suite, bad_usage, BAD_USAGE, "--streams");
     return run_exercise(suite);
 }

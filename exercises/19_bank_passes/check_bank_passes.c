@@ -330,25 +330,6 @@ static const char *const bad_usage[] = {
 };
 #define BAD_USAGE ((int)(sizeof bad_usage / sizeof bad_usage[0]))
 
-START_TEST(test_bad_usage_exits_2)
-{
-    struct stage_output o;
-    run_stage(bad_usage[_i], &o);
-    ck_assert_msg(o.exit_status == EXIT_USAGE, "%s: %s, expected exit 2 (bad usage)", bad_usage[_i],
-                  exit_meaning(&o));
-}
-END_TEST
-
-START_TEST(test_help_exits_0)
-{
-    struct stage_output o;
-    run_stage("--help", &o);
-    ck_assert_msg(o.exit_status == 0 && strstr(o.out, "--words"),
-                  "--help: %s, expected exit 0 and the options; stdout: %.300s", exit_meaning(&o),
-                  o.out);
-}
-END_TEST
-
 int main(int argc, char **argv)
 {
     set_stage("19_bank_passes", argc, argv);
@@ -370,9 +351,6 @@ int main(int argc, char **argv)
     tcase_add_loop_test(one, test_a_copy_per_lane_and_constant_bytes_take_one_pass, 0,
                         ONE_PASS_RUNS);
     add_tcase(suite, one, ONE_PASS_RUNS);
-    TCase *usage = exercise_tcase("bad usage exits 2, --help exits 0", 0);
-    tcase_add_loop_test(usage, test_bad_usage_exits_2, 0, BAD_USAGE);
-    tcase_add_test(usage, test_help_exits_0);
-    add_tcase(suite, usage, BAD_USAGE + 1);
+    add_usage_refusals(suite, bad_usage, BAD_USAGE, "--words");
     return run_exercise(suite);
 }
