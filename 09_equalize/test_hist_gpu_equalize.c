@@ -10,6 +10,7 @@
  * compute-sanitizer's racecheck where it is. Skipped without a CUDA device,
  * but for the checks of usage, which need none.
  */
+#include "command_checks.h" /* read_text, remove_tree */
 #include "stage_checks.h"
 
 #include <stdlib.h>
@@ -82,14 +83,6 @@ static const char *scratch_file(struct scratch *s, const char *name)
     return s->path;
 }
 
-static void remove_tree(const char *dir)
-{
-    char command[160];
-    snprintf(command, sizeof command, "rm -rf '%s'", dir);
-    if (system(command) != 0)
-        fprintf(stderr, "cannot remove %s\n", dir);
-}
-
 static void remove_scratch(struct scratch *s)
 {
     remove_tree(s->dir);
@@ -106,16 +99,10 @@ struct chart {
 
 static void read_chart(const char *path, size_t pixels, struct chart *c)
 {
-    unsigned char *text;
-    size_t size;
-    char why[512];
-    ck_assert_msg(read_file(path, &text, &size, why, sizeof why) == EXIT_OK, "%s", why);
-    text = realloc(text, size + 1);
-    ck_assert(text != NULL);
-    text[size] = '\0';
+    char *text = read_text(path);
     memset(c, 0, sizeof *c);
     size_t filled = 0;
-    for (char *line = (char *)text, *end; *line; line = end + (*end != '\0')) {
+    for (char *line = text, *end; *line; line = end + (*end != '\0')) {
         end = line + strcspn(line, "\n");
         char saved = *end;
         *end = '\0';
