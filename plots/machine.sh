@@ -6,6 +6,7 @@
 # names agree, as lab PCs cloned from one image do: the GPU's UUID, else
 # systemd's /etc/machine-id, else the host name) and bench_name (make bench's
 # file name for this machine unless BENCH_NAME gives one: the host's, then slug).
+. plots/slug.sh # slug_of (machine.sh is sourced from the repository root)
 host_cpu=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2 | sed 's/^ *//')
 host_cpu=${host_cpu:-unknown}
 gpu=none driver=none gpu_uuid=""
@@ -22,5 +23,5 @@ nvcc=${NVCC:-${CUDA_HOME:-/usr/local/cuda}/bin/nvcc}
 cuda=$("$nvcc" --version 2>/dev/null | grep -o 'release [0-9.]*' | cut -d' ' -f2)
 cuda=${cuda:-none}
 machine=$([ "$gpu" != none ] && echo "$gpu" || echo "$host_cpu")
-slug=$(echo "$machine" | tr 'A-Z' 'a-z' | sed 's/([^)]*)//g; s/[^a-z0-9]\{1,\}/-/g; s/^-//; s/-$//')
+slug=$(slug_of "$machine")
 bench_name=$(echo "$host" | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9._-]\{1,\}/-/g')-$slug

@@ -35,6 +35,7 @@ else
 fi
 out_dir=$(realpath -m "${TIMELINE_OUT:-$top/plots/figures}")
 cd "$top"
+source plots/slug.sh # slug_of: the file names of plots/machine.sh
 
 for file in "${files[@]}"; do
     [ -f "$file" ] || refuse "no file $file"
@@ -65,7 +66,7 @@ for file in "${files[@]}"; do
         awk '{ b = $1; u = b >= 1073741824 ? "GiB" : b >= 1048576 ? "MiB" : b >= 1024 ? "KiB" : "bytes"
                d = u == "GiB" ? 1073741824 : u == "MiB" ? 1048576 : u == "KiB" ? 1024 : 1
                printf "%g %s of %s bytes", b / d, u, $2 }')
-    slug=$(echo "$device" | tr '[:upper:]' '[:lower:]' | sed 's/([^)]*)//g; s/[^a-z0-9]\{1,\}/-/g; s/^-//; s/-$//')
+    slug=$(slug_of "$device")
     # For timeline.gp: a layout line (the panels: ways, lanes, chunks, each
     # way's last end, the lanes' names), then per way three blocks, copy-in,
     # kernel and copy-out: start, end, lane (from 1, the top), the chunk's
