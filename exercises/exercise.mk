@@ -45,13 +45,22 @@ BIN        := $(BUILD)/$(PROGRAM)
 endif
 include ../../common/rules.mk
 
+# A CUDA exercise's PTX, for the checks that read what nvcc was asked to do
+# (ptx_lines_matching in common/tests/stage_checks.h): one virtual
+# architecture, whatever CUDA_ARCH builds, so that it reads the same anywhere.
+ifeq ($(GPU),yes)
+PTX := $(BUILD)/$(PROGRAM).ptx
+$(PTX): $(SOURCE_DIR)/$(PROGRAM).cu $(HEADERS) | $(BUILD)
+	$(Q)$(call say,PTX,$<)$(NVCC) -std=c++20 -arch=compute_90 -I$(COMMON) -ptx -o $@ $<
+endif
+
 .PHONY: check check-built sources-sum sources-sha256
-check-built: $(BIN) $(BUILD)/check_$(PROGRAM)
+check-built: $(BIN) $(BUILD)/check_$(PROGRAM) $(PTX)
 
 # TEST_FULL=1: an exercise's check runs every case of the shared matrices
 # (make test in a stage takes a sample of them).
 check: check-built
-	@CHECK_LOG=$(BUILD)/check.log CHECK_NEEDS='$(NEEDS)' TEST_FULL=1 \
+	@CHECK_LOG=$(BUILD)/check.log CHECK_NEEDS='$(NEEDS)' TEST_FULL=1 $(if $(PTX),CHECK_PTX=$(PTX)) \
 	 $(if $(SOLUTION)$(MUTANT),,CHECK_RESULT=$(BUILD)/last-check CHECK_SOURCES_SUM=$$($(SOURCES_SUM))) \
 	 ./$(BUILD)/check_$(PROGRAM) ./$(BIN)
 

@@ -4,6 +4,7 @@
 #include "stage_checks.h"
 
 #include <glob.h>
+#include <regex.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1080,11 +1081,16 @@ static int run_ncu(const char *args, const char *kernel_regex, const char *metri
     char filter[600] = "";
     if (kernel_regex && *kernel_regex)
         snprintf(filter, sizeof filter, "--kernel-name 'regex:%s'", kernel_regex);
-    char command[12288];
+    /* ncu profiles one program at a time on a machine (a second one exits
+     * 9), so checks run side by side take turns, where flock is there */
+    char flock[4096], turn[4200] = "";
+    if (find_on_path("flock", flock, sizeof flock))
+        snprintf(turn, sizeof turn, "'%s' /tmp/histogram-workbook-ncu.lock ", flock);
+    char command[16384];
     snprintf(command, sizeof command,
-             "'%s' --csv --page raw --print-units base %s --metrics '%s' --log-file '%s' '%s' %s "
-             ">/dev/null 2>'%s'",
-             ncu, filter, metrics, log_path, stage_program(), args, err_path);
+             "%s'%s' --csv --page raw --print-units base %s --metrics '%s' --log-file '%s' '%s' "
+             "%s >/dev/null 2>'%s'",
+             turn, ncu, filter, metrics, log_path, stage_program(), args, err_path);
     int status = system(command);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
@@ -1252,4 +1258,33 @@ void add_if_tool(Suite *suite, TCase *tc, int checks, bool available, const char
              missing);
     printf("%s", note);
     snprintf(tool_notes + strlen(tool_notes), sizeof tool_notes - strlen(tool_notes), "%s", note);
+}
+
+int ptx_lines_matching(const char *regex)
+{
+    const char *path = getenv("CHECK_PTX");
+    ck_assert_msg(path && *path,
+                  "no PTX to read: CHECK_PTX is not set (make check builds the program's PTX "
+                  "and sets it)");
+    unsigned char *text;
+    size_t size;
+    char why[512];
+    ck_assert_msg(read_file(path, &text, &size, why, sizeof why) == EXIT_OK, "%s", why);
+    regex_t pattern;
+    ck_assert_msg(regcomp(&pattern, regex, REG_EXTENDED | REG_NOSUB) == 0, "bad pattern /%s/",
+                  regex);
+    char *ptx = realloc(text, size + 1); /* one more byte: a C string, whatever the file holds */
+    ck_assert(ptx != NULL);
+    ptx[size] = '\0';
+    int matching = 0;
+    for (char *line = ptx, *end; line < ptx + size; line = end + 1) {
+        end = strchr(line, '\n');
+        if (!end)
+            end = ptx + size;
+        *end = '\0';
+        matching += regexec(&pattern, line, 0, NULL, 0) == 0;
+    }
+    regfree(&pattern);
+    free(ptx);
+    return matching;
 }

@@ -194,4 +194,12 @@ int profile_launches(void);
  * summary). A student without the tool still gets every other group. */
 void add_if_tool(Suite *suite, TCase *tc, int checks, bool available, const char *missing);
 
+/* How many lines of the program's PTX match the extended regular expression:
+ * what nvcc was asked to do, read before any GPU runs it (an atomic's scope,
+ * a load from another block's shared memory). The PTX is the file the
+ * environment's CHECK_PTX names, which exercise.mk builds beside a CUDA
+ * exercise's program (nvcc -ptx); the test fails when it cannot be read. A
+ * group that reads only the PTX runs on a machine without a GPU too. */
+int ptx_lines_matching(const char *regex);
+
 #endif
