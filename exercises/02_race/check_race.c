@@ -145,6 +145,25 @@ START_TEST(test_counts_the_largest_input)
 }
 END_TEST
 
+/* ------------------------------------------ the atomics' scope, in PTX -- */
+
+/* Every block adds to the same global bins, so every add must be atomic
+ * among all the GPU's threads. atomicAdd_block is atomic only among one
+ * block's: by CUDA's rules two blocks on one bin then race, though a run may
+ * well count right. nvcc writes that scope into the PTX as ".cta"; the scope
+ * a device-wide atomicAdd has is the default, written as nothing. */
+START_TEST(test_every_atomic_is_device_wide)
+{
+    ck_assert_msg(ptx_lines_matching("^[[:space:]]*(atom|red)(\\.[a-z:]+)*\\.add\\.") > 0,
+                  "the program's PTX has no atomic add: the bins are not added to atomically");
+    int block_scope = ptx_lines_matching("^[[:space:]]*(atom|red)(\\.[a-z:]+)?\\.cta\\.");
+    ck_assert_msg(block_scope == 0,
+                  "the program's PTX has %d atomic%s of block scope (.cta: atomicAdd_block), "
+                  "atomic only among one block's threads, on bins every block adds to",
+                  block_scope, block_scope == 1 ? "" : "s");
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("02_race", argc, argv);
@@ -167,5 +186,10 @@ int main(int argc, char **argv)
     TCase *large = exercise_tcase("the largest input, 4 GiB - 1 bytes: every byte counted once", 3);
     tcase_add_test(large, test_counts_the_largest_input);
     add_if_runnable(suite, large, 1);
+
+    /* read from the PTX: it runs without a GPU too */
+    TCase *scope = exercise_tcase("every atomic on the bins is device-wide (read in the PTX)", 1);
+    tcase_add_test(scope, test_every_atomic_is_device_wide);
+    add_tcase(suite, scope, 1);
     return run_exercise(suite);
 }

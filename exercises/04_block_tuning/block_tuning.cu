@@ -12,6 +12,7 @@
 #include "book.h"         /* HANDLE_ERROR, the input, the CPU's check: worth reading */
 #include "harness_cuda.h" /* options, the GPU, repeats, the report: no need to read it */
 
+#include <math.h>
 #include <stdlib.h>
 
 #define BOOK_BLOCKS_PER_SM 2          /* the book's rule: twice as many blocks as SMs */
@@ -108,6 +109,11 @@ static void time_grid(const struct stage *stage, const struct options *opt, cons
                                    s->kernel_histos[n]);
     HANDLE_ERROR(cudaFree(dev_buffer)); /* so end to end has the memory to itself */
     t.total_ms = time_end_to_end(opt, in, launch, launch_histo, &total_wait, BINS, s->histos[n]);
+    /* --tick MS: the kernel-only time as a clock that ticks every MS
+     * milliseconds would read it (rounded up), so that grids can tie */
+    long long tick_ms = stage_option_number(stage, opt, 1, 1, 1000000, 0);
+    if (tick_ms)
+        t.kernel_ms = ceil(t.kernel_ms / tick_ms) * tick_ms;
     snprintf(s->names[n], sizeof s->names[n], "blocks-per-sm-%d", blocks_per_sm);
     s->results[n] = {.impl = s->names[n],
                      .device = gpu->name,
@@ -129,6 +135,9 @@ int main(int argc, char **argv)
          "for the check: every grid but N blocks per SM waits some milliseconds more in its "
          "kernel-only runs, so that N is the fastest there, and N alone waits in its end-to-end "
          "runs"},
+        {"--tick", "MS",
+         "for the check: every kernel-only time rounded up to a whole number of MS milliseconds, "
+         "as a coarse clock would read it, so that grids tie"},
         {NULL, NULL, NULL}};
     const struct stage stage = {.dir = "04_block_tuning",
                                 .program = "block_tuning",
@@ -139,7 +148,8 @@ int main(int argc, char **argv)
     if (opt.blocks || opt.blocks_per_sm) /* before open_gpu: a usage error needs no GPU */
         usage_error(&stage, "--blocks, --blocks-per-sm: this program tries every grid itself; "
                             "--threads sets the block size");
-    favoured(&stage, &opt); /* a bad --favour, too */
+    favoured(&stage, &opt); /* a bad --favour or --tick, too */
+    stage_option_number(&stage, &opt, 1, 1, 1000000, 0);
     struct gpu gpu = open_gpu(&stage);
     struct input in = make_input(&stage, &opt);
 

@@ -227,6 +227,27 @@ START_TEST(test_the_best_follows_the_measurements)
 }
 END_TEST
 
+/* A tie: with --tick 1000 every grid's kernel time reads 1000 ms, and the
+ * rule in fastest's comment names the smaller grid, the first one timed. */
+START_TEST(test_a_tie_goes_to_the_smaller_grid)
+{
+    char args[256];
+    struct row rows[GRIDS + 1];
+    struct best b;
+    int count = run_sweep("--size 1M --tick 1000", args, sizeof args, rows, &b);
+    check_rows(args, rows, count);
+    for (int i = 0; i < count; i++)
+        ck_assert_msg(rows[i].kernel_ms == 1000.0,
+                      "%s: expected every kernel time read as 1000 ms, got %.4f for %s", args,
+                      rows[i].kernel_ms, rows[i].impl);
+    ck_assert_msg(strcmp(b.impl, "blocks-per-sm-1") == 0,
+                  "%s: every grid tied at 1000 ms, so expected the best to be the smallest grid, "
+                  "blocks-per-sm-1 (a tie goes to the smaller grid), got %s",
+                  args, b.impl);
+    check_best(args, rows, count, &b);
+}
+END_TEST
+
 START_TEST(test_the_report_ends_with_the_best)
 {
     const char *args = "--size 1M --reps 2";
@@ -257,8 +278,9 @@ END_TEST
 START_TEST(test_grid_options_are_usage_errors)
 {
     static const char *const refused[] = {"--blocks 8 --size 1K", "--blocks-per-sm 8 --size 1K",
-                                          "--favour 3 --size 1K", "--favour 128 --size 1K"};
-    for (int i = 0; i < 4; i++) {
+                                          "--favour 3 --size 1K", "--favour 128 --size 1K",
+                                          "--tick 0 --size 1K",   "--tick x --size 1K"};
+    for (int i = 0; i < 6; i++) {
         struct stage_output o;
         run_stage(refused[i], &o);
         ck_assert_msg(o.exit_status == EXIT_USAGE, "%s: expected exit 2 (bad usage), got %s",
@@ -289,7 +311,8 @@ int main(int argc, char **argv)
                                  3);
     tcase_add_loop_test(best, test_the_best_is_the_fastest_row, 0, SWEEPS);
     tcase_add_loop_test(best, test_the_best_follows_the_measurements, 0, FAVOURED);
-    add_if_runnable(suite, best, SWEEPS + FAVOURED);
+    tcase_add_test(best, test_a_tie_goes_to_the_smaller_grid);
+    add_if_runnable(suite, best, SWEEPS + FAVOURED + 1);
 
     TCase *report = exercise_tcase("the report, and every grid on every size and kind", 1);
     tcase_add_test(report, test_the_report_ends_with_the_best);

@@ -6,7 +6,8 @@
  * first, so 32 MiB of one byte value tells the technique from global atomics
  * alone: one float bin taking 32 Mi weights stops growing at 2^25, some 30%
  * short. Inside the kernel, the GPU's counters (ncu) for a merge by the whole
- * block with one global atomic per bin. 3 GiB catches an index that wraps.
+ * block with one global atomic per bin; racecheck for a barrier or an atomic
+ * left out. 4 GiB - 1 bytes catch an index that wraps.
  * Without a GPU these checks are reported as skipped.
  */
 #include "stage_checks.h"
@@ -169,13 +170,30 @@ START_TEST(test_the_block_merges_with_one_global_atomic_per_bin)
 }
 END_TEST
 
-/* 3 GiB: a thread's index must not wrap. The book's int index wraps past 2^31
- * and stops there, leaving a third of the weights out. 20000 blocks keep the
- * tolerance near 2%. */
-START_TEST(test_sums_past_2_gib)
+/* The largest input the stages take, 4 GiB - 1 bytes: a thread's index must
+ * not wrap. The book's int index wraps past 2^31 and stops there, leaving
+ * half the weights out; an unsigned int one wraps past 2^32, where the index
+ * plus the stride falls back below the size and the loop never ends: the time
+ * limit stops it. 20000 blocks keep the tolerance near 3%. */
+START_TEST(test_sums_the_largest_input)
 {
-    set_run_time_limit(240);
-    check_weighted((size_t)3 << 30, DATA_UNIFORM, 21, "--blocks 20000");
+    set_run_time_limit(120);
+    check_weighted(MAX_INPUT_BYTES, DATA_UNIFORM, 21, "--blocks 20000");
+}
+END_TEST
+
+/* compute-sanitizer's racecheck: no two threads of a block touch one shared
+ * bin, one of them writing, without an atomic or a barrier between them (a
+ * plain +=; a bin zeroed while another thread adds to it; a merge that reads
+ * a bin another thread still adds to). Small inputs: racecheck is slow. */
+static const char *const race_runs[] = {"--size 64K --blocks 4 --threads 128 --reps 1",
+                                        "--size 64K --data constant --blocks 2 --threads 96 "
+                                        "--reps 1"};
+#define RACE_RUNS ((int)(sizeof race_runs / sizeof race_runs[0]))
+
+START_TEST(test_no_shared_memory_races)
+{
+    check_no_gpu_races(race_runs[_i]);
 }
 END_TEST
 
@@ -250,9 +268,15 @@ int main(int argc, char **argv)
     tcase_add_test(edges, test_too_few_blocks_for_a_float_bound_is_a_usage_error);
     add_if_runnable(suite, edges, 2);
 
-    TCase *large = exercise_tcase("3 GiB: every weight summed, past 2^31 bytes", 0);
+    TCase *races = exercise_tcase("no shared-memory races (compute-sanitizer racecheck)", 2);
+    tcase_set_timeout(races, 300);
+    tcase_add_loop_test(races, test_no_shared_memory_races, 0, RACE_RUNS);
+    add_if_tool(suite, races, RACE_RUNS, have_compute_sanitizer(),
+                "compute-sanitizer (CUDA toolkit)");
+
+    TCase *large = exercise_tcase("the largest input, 4 GiB - 1 bytes: every weight summed", 0);
     tcase_set_timeout(large, 600);
-    tcase_add_test(large, test_sums_past_2_gib);
+    tcase_add_test(large, test_sums_the_largest_input);
     add_if_runnable(suite, large, 1);
 
     TCase *big = exercise_tcase("the default input, the book's 100 MiB", 0);

@@ -299,11 +299,22 @@ END_TEST
 START_TEST(test_each_slice_is_merged_by_every_thread_of_its_block)
 {
     static const char *const metrics[] = {"lts__t_requests_op_red.sum",
-                                          "lts__t_requests_op_atom.sum"};
-    double values[2];
-    profile_kernel(PROFILED_ARGS, "histo_kernel", metrics, 2, values);
+                                          "lts__t_requests_op_atom.sum",
+                                          "smsp__inst_executed_op_generic_ld.sum"};
+    double values[3];
+    profile_kernel(PROFILED_ARGS, "histo_kernel", metrics, 3, values);
     double requests = (values[0] + values[1]) / profile_launches();
     double merge = (double)PROFILED_BLOCKS * SLICE / 32;
+    /* A block reads its own slice as shared memory; another block's slice,
+     * through cluster.map_shared_rank's pointer, only by generic loads. A
+     * merge by one block of the cluster reads three slices that way: three
+     * quarters of the merge's instructions. */
+    double remote_loads = values[2] / profile_launches();
+    ck_assert_msg(remote_loads < merge / 8,
+                  "%s: %.0f generic loads per launch (reads through cluster.map_shared_rank's "
+                  "pointers), want fewer than %.0f: the merge reads other blocks' slices, where "
+                  "each block should merge the slice it holds",
+                  PROFILED_ARGS, remote_loads, merge / 8);
     ck_assert_msg(requests <= 8 * merge,
                   "%s: %.0f atomic requests to L2 per launch, want at most %.0f (8 per merge "
                   "instruction of 32 counters, %d blocks of %d counters): more global atomics "
@@ -387,6 +398,20 @@ START_TEST(test_counts_the_largest_input)
 }
 END_TEST
 
+/* The slices are shared by the cluster's blocks: every add into one must be
+ * atomic among the threads of all of them. atomicAdd_block is atomic only
+ * among one block's threads; nvcc writes that scope into the PTX as ".cta". */
+START_TEST(test_no_atomic_is_block_scope)
+{
+    int block_scope = ptx_lines_matching("^[[:space:]]*(atom|red)(\\.[a-z:]+)?\\.cta\\.");
+    ck_assert_msg(block_scope == 0,
+                  "the program's PTX has %d atomic%s of block scope (.cta: atomicAdd_block), "
+                  "atomic only among one block's threads, on slices the cluster's blocks all "
+                  "add to",
+                  block_scope, block_scope == 1 ? "" : "s");
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("15_cluster_bins", argc, argv);
@@ -431,5 +456,10 @@ int main(int argc, char **argv)
     int usage_checks = 0;
     TCase *usage = usage_tcase(true, &usage_checks);
     add_if_runnable(suite, usage, usage_checks);
+
+    /* read from the PTX: it runs without a GPU too */
+    TCase *scope = exercise_tcase("no atomic of block scope (read in the PTX)", 2);
+    tcase_add_test(scope, test_no_atomic_is_block_scope);
+    add_tcase(suite, scope, 1);
     return run_exercise(suite);
 }
