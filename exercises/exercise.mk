@@ -51,7 +51,7 @@ include ../../common/rules.mk
 ifeq ($(GPU),yes)
 PTX := $(BUILD)/$(PROGRAM).ptx
 $(PTX): $(SOURCE_DIR)/$(PROGRAM).cu $(HEADERS) | $(BUILD)
-	$(Q)$(call say,PTX,$<)$(NVCC) -std=c++20 -arch=compute_90 -I$(COMMON) -ptx -o $@ $<
+	$(Q)$(call say,PTX,$<)$(NVCC) -std=c++20 -arch=compute_90 $(filter -I%,$(NVCC_ALL)) -ptx -o $@ $<
 endif
 
 .PHONY: check check-built sources-sum sources-sha256
