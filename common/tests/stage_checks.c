@@ -1288,3 +1288,13 @@ int ptx_lines_matching(const char *regex)
     free(ptx);
     return matching;
 }
+
+void check_global_atomics_are_device_wide(void)
+{
+    int block_scope = ptx_lines_matching("^[[:space:]]*(atom|red)(\\.global)?\\.cta\\.");
+    ck_assert_msg(block_scope == 0,
+                  "the program's PTX has %d atomic%s of block scope (.cta: atomicAdd_block) on "
+                  "global memory, atomic only among one block's threads, on bins every block adds "
+                  "to",
+                  block_scope, block_scope == 1 ? "" : "s");
+}

@@ -202,4 +202,12 @@ void add_if_tool(Suite *suite, TCase *tc, int checks, bool available, const char
  * group that reads only the PTX runs on a machine without a GPU too. */
 int ptx_lines_matching(const char *regex);
 
+/* Fails the test when the program's PTX holds an atomic of block scope
+ * (.cta: atomicAdd_block and its kin) on global memory or on a generic
+ * address: the global bins are shared by every block, and an atomic of
+ * block scope is atomic only among one block's threads, so two blocks on
+ * one bin race by CUDA's rules even where the hardware happens to count
+ * right. Shared-memory atomics of block scope are left alone. */
+void check_global_atomics_are_device_wide(void);
+
 #endif

@@ -48,6 +48,9 @@ static const char *const launches[] = {
     "--blocks 1",
     "--blocks 1 --threads 1024",
     "--blocks 100 --threads 1024",
+    /* more than 2^32 threads (4194305 x 1024): an index computed in 32 bits
+     * before it is widened wraps, and threads past 2^32 count bytes again */
+    "--blocks 4194305 --threads 1024",
 };
 #define LAUNCHES ((int)(sizeof launches / sizeof launches[0]))
 
@@ -271,6 +274,17 @@ START_TEST(test_csv_prints_header_and_a_verified_row)
 }
 END_TEST
 
+/* ------------------------------------------ the atomics' scope, in PTX -- */
+
+/* Every block adds its merge to the same global bins: an atomic of block
+ * scope there (atomicAdd_block) races with the other blocks' by CUDA's rules,
+ * even on a run whose bins come out right. Read in the PTX, without a GPU. */
+START_TEST(test_the_merge_is_device_wide)
+{
+    check_global_atomics_are_device_wide();
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("05_warp_histograms", argc, argv);
@@ -322,5 +336,10 @@ int main(int argc, char **argv)
     tcase_set_timeout(big, 600);
     tcase_add_test(big, test_counts_the_largest_input);
     add_if_runnable(suite, big, 1);
+
+    /* read from the PTX: it runs without a GPU too */
+    TCase *scope = exercise_tcase("the merge's atomics are device-wide (read in the PTX)", 2);
+    tcase_add_test(scope, test_the_merge_is_device_wide);
+    add_tcase(suite, scope, 1);
     return run_exercise(suite);
 }

@@ -234,6 +234,17 @@ START_TEST(test_too_few_blocks_for_a_float_bound_is_a_usage_error)
 }
 END_TEST
 
+/* ------------------------------------------ the atomics' scope, in PTX -- */
+
+/* Every block adds its merge to the same global bins: an atomic of block
+ * scope there (atomicAdd_block) races with the other blocks' by CUDA's rules,
+ * even on a run whose bins come out right. Read in the PTX, without a GPU. */
+START_TEST(test_the_merge_is_device_wide)
+{
+    check_global_atomics_are_device_wide();
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("07_weighted", argc, argv);
@@ -283,5 +294,10 @@ int main(int argc, char **argv)
     tcase_set_timeout(big, 300);
     tcase_add_test(big, test_default_is_the_books_100_mib);
     add_if_runnable(suite, big, 1);
+
+    /* read from the PTX: it runs without a GPU too */
+    TCase *scope = exercise_tcase("the merge's atomics are device-wide (read in the PTX)", 2);
+    tcase_add_test(scope, test_the_merge_is_device_wide);
+    add_tcase(suite, scope, 1);
     return run_exercise(suite);
 }

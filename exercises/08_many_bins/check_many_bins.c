@@ -357,6 +357,17 @@ START_TEST(test_bins_other_than_4096_or_65536_are_a_usage_error)
 }
 END_TEST
 
+/* ------------------------------------------ the atomics' scope, in PTX -- */
+
+/* Every block adds its merge to the same global bins: an atomic of block
+ * scope there (atomicAdd_block) races with the other blocks' by CUDA's rules,
+ * even on a run whose bins come out right. Read in the PTX, without a GPU. */
+START_TEST(test_the_merge_is_device_wide)
+{
+    check_global_atomics_are_device_wide();
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("08_many_bins", argc, argv);
@@ -408,5 +419,10 @@ int main(int argc, char **argv)
     TCase *big = exercise_tcase("past 2 GiB", 0);
     tcase_add_test(big, test_65536_bins_past_2_gib);
     add_if_runnable(suite, big, 1);
+
+    /* read from the PTX: it runs without a GPU too */
+    TCase *scope = exercise_tcase("the merge's atomics are device-wide (read in the PTX)", 2);
+    tcase_add_test(scope, test_the_merge_is_device_wide);
+    add_tcase(suite, scope, 1);
     return run_exercise(suite);
 }

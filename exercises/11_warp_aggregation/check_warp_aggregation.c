@@ -32,6 +32,9 @@ static const char *const launches[] = {
     "--blocks 1",
     "--blocks 1 --threads 33",
     "--blocks 100000 --threads 32",
+    /* more than 2^32 threads (4194305 x 1024): an index computed in 32 bits
+     * before it is widened wraps, and threads past 2^32 count bytes again */
+    "--blocks 4194305 --threads 1024",
 };
 #define LAUNCHES ((int)(sizeof launches / sizeof launches[0]))
 
@@ -233,6 +236,17 @@ START_TEST(test_csv_prints_header_and_a_verified_row)
 }
 END_TEST
 
+/* The largest input the stages take, 4 GiB - 1 bytes. An int index wraps
+ * past 2^31 and stops counting there; an unsigned int one wraps past 2^32,
+ * where the index plus the stride falls back below the size and the loop
+ * never ends: the time limit stops it. */
+START_TEST(test_counts_the_largest_input)
+{
+    set_run_time_limit(120);
+    check_matches_reference(MAX_INPUT_BYTES, DATA_UNIFORM, 9, "");
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("11_warp_aggregation", argc, argv);
@@ -258,6 +272,11 @@ int main(int argc, char **argv)
     tcase_add_loop_test(tail, test_partial_warps_count_right, 0, 4);
     tcase_add_test(tail, test_csv_prints_header_and_a_verified_row);
     add_if_runnable(suite, tail, TAILS + 4 + 1);
+
+    TCase *large = exercise_tcase("the largest input, 4 GiB - 1 bytes: every byte counted once", 2);
+    tcase_set_timeout(large, 300);
+    tcase_add_test(large, test_counts_the_largest_input);
+    add_if_runnable(suite, large, 1);
 
     int usage_checks = 0;
     TCase *usage = usage_tcase(true, &usage_checks);

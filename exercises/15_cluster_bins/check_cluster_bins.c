@@ -412,6 +412,22 @@ START_TEST(test_no_atomic_is_block_scope)
 }
 END_TEST
 
+/* The cluster barrier after the zeroing must release the zeroed slices to the
+ * other blocks before their adds come in: cluster.sync()'s arrive does (PTX
+ * barrier.cluster.arrive, release by default). A relaxed arrive
+ * (barrier.cluster.arrive.relaxed) still makes the blocks wait, but orders no
+ * memory: another block's add may then meet a counter not yet zeroed. */
+START_TEST(test_every_cluster_barrier_orders_memory)
+{
+    int relaxed = ptx_lines_matching("^[[:space:]]*barrier\\.cluster\\.arrive[.a-z:]*\\.relaxed");
+    ck_assert_msg(relaxed == 0,
+                  "the program's PTX has %d relaxed cluster arrive%s (barrier.cluster.arrive"
+                  ".relaxed): a barrier that orders no memory, so the slices' zeroing is not "
+                  "published to the other blocks before they add",
+                  relaxed, relaxed == 1 ? "" : "s");
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("15_cluster_bins", argc, argv);
@@ -458,8 +474,11 @@ int main(int argc, char **argv)
     add_if_runnable(suite, usage, usage_checks);
 
     /* read from the PTX: it runs without a GPU too */
-    TCase *scope = exercise_tcase("no atomic of block scope (read in the PTX)", 2);
+    TCase *scope = exercise_tcase("no atomic of block scope, no relaxed cluster barrier (read in "
+                                  "the PTX)",
+                                  2);
     tcase_add_test(scope, test_no_atomic_is_block_scope);
-    add_tcase(suite, scope, 1);
+    tcase_add_test(scope, test_every_cluster_barrier_orders_memory);
+    add_tcase(suite, scope, 2);
     return run_exercise(suite);
 }
