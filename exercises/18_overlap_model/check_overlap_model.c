@@ -16,6 +16,10 @@
 #define TIMELINE  "../../plots/results/timeline-06_streams-nvidia-h100-80gb-hbm3.txt"
 #define EPSILON   1e-6 /* ms: the durations here are multiples of 1/4, exact in a double */
 #define MAX_STEPS 300
+/* What the program's options take: --streams, --engines, and each duration in ms. */
+#define MAX_STREAMS 64
+#define MAX_ENGINES 8
+#define MAX_MS      1e9
 
 enum step { COPY_IN, KERNEL, COPY_OUT, STEPS };
 static const char *const step_names[STEPS] = {"copy-in", "kernel", "copy-out"};
@@ -89,6 +93,9 @@ static const struct known one_stream[] = {
     {"--streams 1 --in 1,2,3,4,5 --kernel 0.5 --out 0.25,0,0,0,1", 18.75,
      "five chunks of different steps on one stream: every step in turn, the sum of 15 + 2.5 + "
      "1.25"},
+    {"--streams 1 --in 1000000000,999999999.25 --kernel 0.25 --out 0,0.5", 2000000000.25,
+     "two chunks of long copies on one stream (the options take durations up to 1e9 ms): every "
+     "step in turn, the sum, to the quarter of a millisecond"},
 };
 #define ONE_STREAM ((int)(sizeof one_stream / sizeof one_stream[0]))
 
@@ -129,6 +136,10 @@ static const struct known several_streams[] = {
      "two copies at a time, of different lengths: chunk 0's copy in holds one engine 0 to 3, "
      "and chunks 1, 2 and 3 each take the engine that is free first, the other one: 0 to 1, "
      "1 to 2, 2 to 3"},
+    {"--chunks 8 --streams 8 --engines 8 --in 4 --kernel 1 --out 4", 16,
+     "eight copies at a time each way, the most --engines takes: the eight copies in together "
+     "(0 to 4); the kernels one at a time, 4 to 12; each copy back on an engine of its own as "
+     "soon as its kernel ends, the last 12 to 16"},
 };
 #define SEVERAL_STREAMS ((int)(sizeof several_streams / sizeof several_streams[0]))
 
@@ -136,7 +147,7 @@ static void check_known(const struct known *k)
 {
     struct model_run r;
     run_model(k->args, &r);
-    ck_assert_msg(near(r.end, k->end), "%s: your model ends at %.6f ms, expected %g ms: %s",
+    ck_assert_msg(near(r.end, k->end), "%s: your model ends at %.6f ms, expected %.17g ms: %s",
                   k->args, r.end, k->end, k->why);
 }
 
@@ -154,10 +165,22 @@ END_TEST
 
 /* ------------------------------------------------------- made-up cases -- */
 
+/* The most chunks in a made-up case: the lines of its 144 steps fit in the output read. */
+#define MADE_UP_CHUNKS 48
+
 struct made_up {
     int chunks, streams, engines;
-    double ms[24][STEPS];
-    char durations[1024]; /* as the program takes them: --in ... --kernel ... --out ... */
+    double ms[MADE_UP_CHUNKS][STEPS];
+    char durations[2048]; /* as the program takes them: --in ... --kernel ... --out ... */
+};
+
+/* What a made-up case draws: chunks and streams from a range, 1 to engines
+ * copies at once, and its durations in quarters of a millisecond: 0 to 4 ms,
+ * or, when long, 0 to the 1e9 ms the options take (still exact in a double,
+ * past 2^24 and 2^32 whole milliseconds). */
+struct shape {
+    int fewest_chunks, most_chunks, fewest_streams, most_streams, engines;
+    bool long_durations;
 };
 
 /* A number from 0 to n - 1, from a 64-bit linear congruential generator. */
@@ -167,14 +190,17 @@ static unsigned int next_random(unsigned long long *state, unsigned int n)
     return (unsigned int)(*state >> 33) % n;
 }
 
-/* Case number seed: 2 to 24 chunks, 1 to 6 streams, 1 to engines copies at
- * once, each step 0 to 4 ms in quarters, about one in five 0. */
-static void make_case(unsigned int seed, int engines, struct made_up *m)
+/* Case number seed, of that shape; about one step in five takes no time. */
+static void make_case(unsigned int seed, const struct shape *shape, struct made_up *m)
 {
     unsigned long long state = 0x9e3779b97f4a7c15ull * (seed + 1);
-    m->chunks = 2 + (int)next_random(&state, 23);
-    m->streams = 1 + (int)next_random(&state, 6);
-    m->engines = 1 + (int)next_random(&state, (unsigned int)engines);
+    m->chunks = shape->fewest_chunks +
+                (int)next_random(&state, (unsigned)(shape->most_chunks - shape->fewest_chunks + 1));
+    m->streams =
+        shape->fewest_streams +
+        (int)next_random(&state, (unsigned)(shape->most_streams - shape->fewest_streams + 1));
+    m->engines = 1 + (int)next_random(&state, (unsigned int)shape->engines);
+    unsigned int quarters = shape->long_durations ? (unsigned int)(4 * MAX_MS) + 1 : 17;
     int at = 0;
     for (int step = 0; step < STEPS; step++) {
         at += snprintf(m->durations + at, sizeof m->durations - (size_t)at, "%s--%s ",
@@ -183,8 +209,8 @@ static void make_case(unsigned int seed, int engines, struct made_up *m)
                        : step == KERNEL ? "kernel"
                                         : "out");
         for (int c = 0; c < m->chunks; c++) {
-            m->ms[c][step] = next_random(&state, 5) == 0 ? 0 : next_random(&state, 17) / 4.0;
-            at += snprintf(m->durations + at, sizeof m->durations - (size_t)at, "%s%g",
+            m->ms[c][step] = next_random(&state, 5) == 0 ? 0 : next_random(&state, quarters) / 4.0;
+            at += snprintf(m->durations + at, sizeof m->durations - (size_t)at, "%s%.17g",
                            c ? "," : "", m->ms[c][step]);
         }
     }
@@ -199,16 +225,16 @@ static void make_case(unsigned int seed, int engines, struct made_up *m)
 static void check_every_step(const char *args, int chunks, int streams, int engines,
                              const double ms[][STEPS])
 {
-    char with_steps[1100];
+    char with_steps[2200];
     snprintf(with_steps, sizeof with_steps, "%s --print-steps", args);
     struct model_run r;
     run_model(with_steps, &r);
     ck_assert_msg(r.steps == chunks * STEPS,
                   "%s: printed %d steps, expected %d (%d chunks of 3); stdout: %.300s", with_steps,
                   r.steps, chunks * STEPS, chunks, r.o.out);
-    double stream_free[64] = {0}, engine_free[STEPS][8] = {{0}}, last = 0;
-    int stream_last[64];
-    for (int s = 0; s < 64; s++)
+    double stream_free[MAX_STREAMS] = {0}, engine_free[STEPS][MAX_ENGINES] = {{0}}, last = 0;
+    int stream_last[MAX_STREAMS];
+    for (int s = 0; s < MAX_STREAMS; s++)
         stream_last[s] = -1;
     for (int i = 0; i < r.steps; i++) {
         int c = i / STEPS, step = i % STEPS, stream = c % streams;
@@ -257,7 +283,7 @@ static void check_every_step(const char *args, int chunks, int streams, int engi
 struct hand_made {
     const char *args;
     int chunks, streams, engines;
-    double ms[5][STEPS];
+    double ms[8][STEPS];
 };
 static const struct hand_made hand_made[] = {
     {"--streams 1 --in 1,2,3,4,5 --kernel 0.5 --out 0.25,0,0,0,1",
@@ -281,9 +307,30 @@ static const struct hand_made hand_made[] = {
      4,
      2,
      {{3, 0, 0}, {1, 0, 0}, {1, 0, 0}, {1, 0, 0}}},
+    {"--chunks 8 --streams 8 --engines 8 --in 4 --kernel 1 --out 4",
+     8,
+     8,
+     8,
+     {{4, 1, 4}, {4, 1, 4}, {4, 1, 4}, {4, 1, 4}, {4, 1, 4}, {4, 1, 4}, {4, 1, 4}, {4, 1, 4}}},
 };
-#define HAND_MADE  ((int)(sizeof hand_made / sizeof hand_made[0]))
-#define RULE_CASES 16
+#define HAND_MADE ((int)(sizeof hand_made / sizeof hand_made[0]))
+
+/* The made-up cases of the rules: small ones on any number of engines the
+ * options take; long durations, where a time kept with too few digits drifts
+ * from the step before it; and cases at the options' limits, up to 64 streams
+ * and 8 engines, where a table sized for fewer overflows. */
+#define SMALL_CASES 16
+#define LONG_CASES  6
+#define LIMIT_CASES 4
+static const struct {
+    int cases;
+    struct shape shape;
+} rule_shapes[] = {
+    {SMALL_CASES, {2, 24, 1, 6, MAX_ENGINES, false}},
+    {LONG_CASES, {2, 24, 1, 6, MAX_ENGINES, true}},
+    {LIMIT_CASES, {40, MADE_UP_CHUNKS, 33, MAX_STREAMS, MAX_ENGINES, false}},
+};
+#define RULE_CASES (SMALL_CASES + LONG_CASES + LIMIT_CASES)
 
 START_TEST(test_every_step_waits_for_its_stream_and_its_resource_and_no_longer)
 {
@@ -292,9 +339,12 @@ START_TEST(test_every_step_waits_for_its_stream_and_its_resource_and_no_longer)
         check_every_step(h->args, h->chunks, h->streams, h->engines, h->ms);
         return;
     }
+    int i = _i - HAND_MADE, shape = 0;
+    while (i >= rule_shapes[shape].cases)
+        i -= rule_shapes[shape++].cases;
     struct made_up m;
-    make_case(1800 + (unsigned int)_i, 3, &m);
-    char args[1100];
+    make_case(1800 + 100 * (unsigned int)shape + (unsigned int)i, &rule_shapes[shape].shape, &m);
+    char args[2200];
     snprintf(args, sizeof args, "--streams %d --engines %d %s", m.streams, m.engines, m.durations);
     check_every_step(args, m.chunks, m.streams, m.engines, m.ms);
 }
@@ -309,11 +359,12 @@ END_TEST
  * than the busiest resource's total or the longest chunk's three steps. */
 START_TEST(test_the_laws_of_overlap_hold)
 {
+    static const struct shape one_engine = {2, 24, 1, 6, 1, false};
     struct made_up m;
-    make_case(4200 + (unsigned int)_i, 1, &m);
+    make_case(4200 + (unsigned int)_i, &one_engine, &m);
     if (m.streams == 1) /* compared with one stream below */
         m.streams = 4;
-    char args[1100], one[1100];
+    char args[2200], one[2200];
     snprintf(args, sizeof args, "--streams %d %s", m.streams, m.durations);
     snprintf(one, sizeof one, "--streams 1 %s", m.durations);
     double total[STEPS] = {0}, sum = 0, longest_chunk = 0;

@@ -14,8 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LANES 32
-#define BANKS 32
+#define LANES    32
+#define BANKS    32
+#define MAX_WORD 1048575 /* the highest word --words takes */
 
 /* ------------------------------------------------------ one warp at a time -- */
 
@@ -68,6 +69,14 @@ static const struct known known[] = {
     {"33,66,99,132,165,198,231,264", 1,
      "word 33l is in bank l: eight words in eight banks, one pass"},
     {"2,4,34,36,66,68", 3, "banks 2 and 4 each get three words: three passes, not six"},
+    {"0,1024", 2,
+     "words 0 and 1024 are two different words of bank 0, however far apart: two passes"},
+    {"5,65541,5", 2,
+     "words 5 and 65541 (65536 + 5) are two different words of bank 5, 5 touched twice: two "
+     "passes"},
+    {"1048575,31,524319,31", 3,
+     "the highest word --words takes, 1048575, and words 31 and 524319 (2^19 + 31): three "
+     "different words of bank 31, three passes"},
 };
 #define KNOWN ((int)(sizeof known / sizeof known[0]))
 
@@ -108,12 +117,41 @@ static int random_warp(int i, unsigned word[LANES])
         word[l] = (unsigned)(next_random(&state) % range);
     return lanes;
 }
-#define RANDOM_WARPS 24
+/* Wide warp i: the same, on words from the whole range --words takes, in
+ * one to three banks, on rows (word / 32) that differ from one row in a
+ * single bit: words that agree in all their low bits but are different
+ * words, so that a word or row kept in too few bits shows. */
+static int wide_warp(int i, unsigned word[LANES])
+{
+    uint64_t state = 5000 + (uint64_t)i;
+    int lanes = 1 + (int)(next_random(&state) % LANES);
+    if (i % 4 == 0)
+        lanes = LANES;
+    unsigned banks[3], rows = (MAX_WORD + 1) / BANKS;
+    int in_banks = 1 + (int)(next_random(&state) % 3);
+    for (int b = 0; b < in_banks; b++)
+        banks[b] = (unsigned)(next_random(&state) % BANKS);
+    unsigned row = (unsigned)(next_random(&state) % rows);
+    for (int l = 0; l < lanes; l++) {
+        unsigned flip = next_random(&state) % 4 ? 1u << (next_random(&state) % 15) : 0;
+        word[l] = (row ^ flip) * BANKS + banks[next_random(&state) % (unsigned)in_banks];
+    }
+    return lanes;
+}
+#define NARROW_WARPS 24
+#define WIDE_WARPS   12
+#define RANDOM_WARPS (NARROW_WARPS + WIDE_WARPS)
+
+/* Random warp i of both kinds: the narrow ones first. */
+static int any_warp(int i, unsigned word[LANES])
+{
+    return i < NARROW_WARPS ? random_warp(i, word) : wide_warp(i - NARROW_WARPS, word);
+}
 
 START_TEST(test_passes_keep_their_laws)
 {
     unsigned word[LANES], turned[LANES] = {0};
-    int lanes = random_warp(_i, word);
+    int lanes = any_warp(_i, word);
     int got = run_words(word, lanes);
     ck_assert_msg(got >= 1 && got <= lanes,
                   "random warp %d (%d lanes): your passes says %d; a warp takes at least one pass "
@@ -161,7 +199,7 @@ static int rule_passes(const unsigned *word, int lanes)
 START_TEST(test_passes_follow_the_banks_rule)
 {
     unsigned word[LANES];
-    int lanes = random_warp(_i, word);
+    int lanes = any_warp(_i, word);
     int got = run_words(word, lanes), expected = rule_passes(word, lanes);
     char list[512] = "";
     for (int l = 0; l < lanes; l++)
