@@ -85,8 +85,11 @@ static int read_timeline(const char *out, struct chunk_times *chunks, int most)
 /* 256 MiB in 8 and in 4 chunks: each copy takes far longer than an event's
  * resolution, so where streams overlap, a kernel runs inside another chunk's
  * copy by a wide margin. The check compares only the order of events. */
-static const char *const overlaps[] = {"--size 268435456 --chunks 8",
-                                       "--size 268435456 --chunks 4"};
+static const char *const overlaps[] = {"--size 268435456 --chunks 8", "--size 268435456 --chunks 4",
+                                       "--size 268435456 --chunks 16"};
+static const int overlap_chunks[] = {8, 4, 16};
+#define OVERLAPS    ((int)(sizeof overlaps / sizeof overlaps[0]))
+#define MOST_CHUNKS 16
 
 START_TEST(test_copies_overlap_other_chunks_kernels)
 {
@@ -95,9 +98,9 @@ START_TEST(test_copies_overlap_other_chunks_kernels)
     struct stage_output o;
     run_stage(args, &o);
     ck_assert_msg(o.exit_status == 0, "%s: %s, stderr: %s", args, exit_meaning(&o), o.err);
-    struct chunk_times chunks[8];
-    int expected = _i == 0 ? 8 : 4;
-    int count = read_timeline(o.out, chunks, 8);
+    struct chunk_times chunks[MOST_CHUNKS];
+    int expected = overlap_chunks[_i];
+    int count = read_timeline(o.out, chunks, MOST_CHUNKS);
     ck_assert_msg(count == expected, "%s: expected %d 'chunk N:' lines, read %d in: %.1500s", args,
                   expected, count, o.out);
     size_t bytes = 0;
@@ -122,7 +125,10 @@ START_TEST(test_copies_overlap_other_chunks_kernels)
     /* 256 MiB over PCIe take milliseconds; queueing 8 chunks' calls, a few
      * dozen microseconds to a few hundred: a host that only queues is back
      * before half the copies end. One that waits for each copy (cudaMemcpy,
-     * a synchronize in the loop) is back after all but the last. */
+     * a synchronize in the loop) is back after all but the last; one that
+     * waits for a stream before it gives it another chunk, after all but
+     * the last round of streams: past half only where there are more chunks
+     * than two rounds, hence 16. */
     const char *queued = strstr(o.out, "\nqueued:");
     int ended = -1, with_bytes = -1;
     ck_assert_msg(queued && sscanf(queued + 1,
@@ -143,6 +149,27 @@ START_TEST(test_copies_overlap_other_chunks_kernels)
                   args, chunks[0].copy_start, chunks[0].copy_end, chunks[0].kernel_start,
                   chunks[0].kernel_end, chunks[1].copy_start, chunks[1].copy_end,
                   chunks[1].kernel_start, chunks[1].kernel_end);
+}
+END_TEST
+
+/* More chunks than bytes: the last chunks are empty, and every one of them
+ * is still a chunk of the timeline, its events recorded like the others'. */
+START_TEST(test_a_timeline_with_more_chunks_than_bytes)
+{
+    const char *args = "--size 5 --chunks 12 --reps 1 --timeline";
+    struct stage_output o;
+    run_stage(args, &o);
+    ck_assert_msg(o.exit_status == 0, "%s: %s, stderr: %s", args, exit_meaning(&o), o.err);
+    struct chunk_times chunks[MOST_CHUNKS];
+    int count = read_timeline(o.out, chunks, MOST_CHUNKS);
+    ck_assert_msg(count == 12,
+                  "%s: expected 12 'chunk N:' lines (the empty ones too), read %d in: "
+                  "%.1500s",
+                  args, count, o.out);
+    size_t bytes = 0;
+    for (int c = 0; c < count; c++)
+        bytes += chunks[c].bytes;
+    ck_assert_msg(bytes == 5, "%s: the chunks copied %zu bytes together, expected 5", args, bytes);
 }
 END_TEST
 
@@ -237,8 +264,9 @@ int main(int argc, char **argv)
     tcase_add_test(pinned, test_host_memory_is_page_locked);
     add_if_runnable(suite, pinned, 1);
     TCase *overlap = exercise_tcase("copies overlap other chunks' kernels", 2);
-    tcase_add_loop_test(overlap, test_copies_overlap_other_chunks_kernels, 0, 2);
-    add_if_runnable(suite, overlap, 2);
+    tcase_add_loop_test(overlap, test_copies_overlap_other_chunks_kernels, 0, OVERLAPS);
+    tcase_add_test(overlap, test_a_timeline_with_more_chunks_than_bytes);
+    add_if_runnable(suite, overlap, OVERLAPS + 1);
     TCase *report = exercise_tcase("the report, the CSV, the options", 0);
     tcase_add_test(report, test_reports_the_streams_beside_the_pinned_copy);
     tcase_add_test(report, test_csv_prints_header_and_two_verified_rows);

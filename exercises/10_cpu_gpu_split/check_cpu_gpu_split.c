@@ -140,6 +140,29 @@ START_TEST(test_split_follows_the_measured_times)
 }
 END_TEST
 
+/* The same rule on a small input, 512 KiB, where both times are small: the
+ * split still comes from them, whatever the size (a CPU left out below some
+ * size is not the measured split). The times are printed with 4 decimals:
+ * the tolerance takes in what that rounding can move the share. */
+START_TEST(test_a_small_input_is_split_by_its_times_too)
+{
+    const char *args = "--size 512K --reps 3";
+    size_t size = (size_t)512 << 10;
+    struct stage_output o;
+    struct split_report r;
+    run_split(args, &o, &r);
+    ck_assert_msg(r.cpu_ms > 0 && r.gpu_ms > 0, "%s: measured times %.4f and %.4f ms", args,
+                  r.cpu_ms, r.gpu_ms);
+    double expected = (double)size * r.gpu_ms / (r.cpu_ms + r.gpu_ms);
+    double slack = size / 100.0 + size * (0.00005 / r.cpu_ms + 0.00005 / r.gpu_ms) + 1;
+    double off = (double)r.cpu_bytes - expected;
+    ck_assert_msg(off < slack && off > -slack,
+                  "%s: cpu-only took %.4f ms and gpu-only %.4f ms, so both end together with "
+                  "about %.0f bytes on the CPU; got %zu",
+                  args, r.cpu_ms, r.gpu_ms, expected, r.cpu_bytes);
+}
+END_TEST
+
 /* One CPU thread against several: the slower CPU must get the smaller share. */
 START_TEST(test_a_slower_cpu_gets_a_smaller_share)
 {
@@ -263,8 +286,9 @@ int main(int argc, char **argv)
     add_if_runnable(suite, bytes, SIZES * SHARES + MATRIX_CASES + 4);
     TCase *split = exercise_tcase("the split follows the measured speeds", 1);
     tcase_add_test(split, test_split_follows_the_measured_times);
+    tcase_add_test(split, test_a_small_input_is_split_by_its_times_too);
     tcase_add_test(split, test_a_slower_cpu_gets_a_smaller_share);
-    add_if_runnable(suite, split, 2);
+    add_if_runnable(suite, split, 3);
     TCase *overlap = exercise_tcase("the CPU counts while the GPU works", 2);
     tcase_add_test(overlap, test_the_cpu_counts_while_the_gpu_works);
     add_if_runnable(suite, overlap, 1);
