@@ -1152,6 +1152,52 @@ static int sum_ncu_rows(const char *log_path, const char *const *metrics, int co
     return rows;
 }
 
+/* One compute-sanitizer tool (memcheck, synccheck) over the program: fails
+ * the test with its first error lines when its summary counts any error. */
+static void check_sanitizer_tool(const char *tool, const char *what, const char *args)
+{
+    char sanitizer[4096], log_path[64];
+    ck_assert_msg(find_cuda_tool("compute-sanitizer", sanitizer, sizeof sanitizer),
+                  "no compute-sanitizer here (a check that needs it is added with add_if_tool)");
+    ck_assert_msg(temp_path(log_path, sizeof log_path, "sanitizer_log"), "mkstemp failed");
+    char prefix[4096 + 256];
+    snprintf(prefix, sizeof prefix,
+             "'%s' --tool %s --print-limit 4 --error-exitcode %d --log-file '%s'", sanitizer, tool,
+             RACECHECK_FOUND, log_path);
+    run_prefix = prefix;
+    struct stage_output o;
+    run_stage(args, &o);
+    run_prefix = "";
+    char log[16384];
+    read_file_cut(log_path, log, sizeof log);
+    unlink(log_path);
+    /* "========= ERROR SUMMARY: 2 errors" */
+    int errors = -1;
+    const char *summary = strstr(log, "ERROR SUMMARY:");
+    if (summary)
+        sscanf(summary, "ERROR SUMMARY: %d", &errors);
+    const char *first = strstr(log, "=========");
+    char report[1600];
+    lines_from(log, first ? first : log, 8, report, sizeof report);
+    ck_assert_msg(errors == 0 && o.exit_status != RACECHECK_FOUND,
+                  "compute-sanitizer's %s (%s) found %d error%s: %s. Its first report:\n%s", tool,
+                  args, errors, errors == 1 ? "" : "s", what, report);
+    ck_assert_msg(o.exit_status == 0, "under compute-sanitizer's %s (%s): %s, stderr: %s\n%s", tool,
+                  args, exit_meaning(&o), o.err, report);
+}
+
+void check_no_gpu_memory_or_sync_errors(const char *args)
+{
+    check_sanitizer_tool("memcheck",
+                         "a kernel read or wrote memory outside what was allocated, or "
+                         "misaligned",
+                         args);
+    check_sanitizer_tool("synccheck",
+                         "a barrier that not every thread of the block reaches, or a warp-wide "
+                         "call whose mask names lanes that do not take part",
+                         args);
+}
+
 bool can_profile(void)
 {
     if (profilable >= 0)

@@ -170,6 +170,15 @@ bool have_compute_sanitizer(void);
  * have_compute_sanitizer(), ...). */
 void check_no_gpu_races(const char *args);
 
+/* Runs the program under compute-sanitizer's memcheck tool (a read or write
+ * outside what cudaMalloc gave, a misaligned access), then under its
+ * synccheck tool (a __syncthreads() that not every thread of the block
+ * reaches, a warp-synchronous call whose mask names lanes that are not
+ * there), with args (small, like racecheck's), and fails the test with the
+ * tool's first error lines when either reports one, or when the program does
+ * not exit 0. Added with add_if_tool(..., have_compute_sanitizer(), ...). */
+void check_no_gpu_memory_or_sync_errors(const char *args);
+
 /* Whether Nsight Compute's ncu can read this GPU's performance counters here:
  * tried once on a tiny run of the program (cached). False when ncu is
  * missing, when the counters may not be read (ERR_NVGPUCTRPERM), or when the

@@ -207,6 +207,21 @@ START_TEST(test_options_without_meaning_here_are_usage_errors)
 }
 END_TEST
 
+/* compute-sanitizer's memcheck and synccheck, on block sizes that are not
+ * powers of two nor whole warps: no read past the vectors, no barrier that
+ * some threads of the block skip, no warp-wide call (a shuffle) whose mask
+ * names lanes that are not there. A run can sum right and still do any of
+ * these: what happens then is undefined. */
+static const char *const sanitizer_runs[] = {"--size 10007 --threads 1000 --blocks 3 --reps 1",
+                                             "--size 4099 --threads 33 --blocks 5 --reps 1"};
+#define SANITIZER_RUNS ((int)(sizeof sanitizer_runs / sizeof sanitizer_runs[0]))
+
+START_TEST(test_no_memory_or_barrier_errors)
+{
+    check_no_gpu_memory_or_sync_errors(sanitizer_runs[_i]);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("03_dot_product", argc, argv);
@@ -235,6 +250,14 @@ int main(int argc, char **argv)
     TCase *races = exercise_tcase("no shared-memory races, under compute-sanitizer's racecheck", 2);
     tcase_add_loop_test(races, test_no_shared_memory_races, 0, RACE_RUNS);
     add_if_tool(suite, races, RACE_RUNS, have_compute_sanitizer(),
+                "compute-sanitizer (part of the CUDA toolkit)");
+
+    TCase *sanitized = exercise_tcase("no memory or barrier errors (compute-sanitizer memcheck, "
+                                      "synccheck)",
+                                      2);
+    tcase_set_timeout(sanitized, 300);
+    tcase_add_loop_test(sanitized, test_no_memory_or_barrier_errors, 0, SANITIZER_RUNS);
+    add_if_tool(suite, sanitized, SANITIZER_RUNS, have_compute_sanitizer(),
                 "compute-sanitizer (part of the CUDA toolkit)");
 
     TCase *large = exercise_tcase("two vectors of 3 Gi floats: every product summed", 0);

@@ -285,6 +285,22 @@ START_TEST(test_the_merge_is_device_wide)
 }
 END_TEST
 
+/* compute-sanitizer's memcheck and synccheck, on odd sizes and block sizes
+ * (partial warps, threads that have no bin to merge): no read past the
+ * input, no barrier that some threads of the block skip, no warp-wide call
+ * whose mask names lanes that are not there. A run can count right and
+ * still do any of these: what happens then is undefined. */
+static const char *const sanitizer_runs[] = {
+    "--size 100003 --data constant --reps 1 --threads 1024 --blocks 2",
+    "--size 3001 --data skewed --reps 1 --threads 96 --blocks 3"};
+#define SANITIZER_RUNS ((int)(sizeof sanitizer_runs / sizeof sanitizer_runs[0]))
+
+START_TEST(test_no_memory_or_barrier_errors)
+{
+    check_no_gpu_memory_or_sync_errors(sanitizer_runs[_i]);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("05_warp_histograms", argc, argv);
@@ -328,6 +344,14 @@ int main(int argc, char **argv)
                         PARTIAL_WARPS);
     tcase_add_test(edges, test_csv_prints_header_and_a_verified_row);
     add_if_runnable(suite, edges, PARTIAL_WARPS + 1);
+    TCase *sanitized = exercise_tcase("no memory or barrier errors (compute-sanitizer memcheck, "
+                                      "synccheck)",
+                                      2);
+    tcase_set_timeout(sanitized, 300);
+    tcase_add_loop_test(sanitized, test_no_memory_or_barrier_errors, 0, SANITIZER_RUNS);
+    add_if_tool(suite, sanitized, SANITIZER_RUNS, have_compute_sanitizer(),
+                "compute-sanitizer (CUDA toolkit)");
+
     int usage_checks = 0;
     TCase *usage = usage_tcase(true, &usage_checks);
     add_if_runnable(suite, usage, usage_checks);

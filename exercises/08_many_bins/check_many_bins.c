@@ -368,6 +368,22 @@ START_TEST(test_the_merge_is_device_wide)
 }
 END_TEST
 
+/* compute-sanitizer's memcheck and synccheck, on odd sizes and block sizes
+ * (partial warps, threads that have no bin to merge): no read past the
+ * input, no barrier that some threads of the block skip, no warp-wide call
+ * whose mask names lanes that are not there. A run can count right and
+ * still do any of these: what happens then is undefined. */
+static const char *const sanitizer_runs[] = {
+    "--bins 65536 --size 4097 --blocks 4 --threads 96 --reps 1",
+    "--bins 4096 --size 65537 --data constant --blocks 2 --threads 1000 --reps 1"};
+#define SANITIZER_RUNS ((int)(sizeof sanitizer_runs / sizeof sanitizer_runs[0]))
+
+START_TEST(test_no_memory_or_barrier_errors)
+{
+    check_no_gpu_memory_or_sync_errors(sanitizer_runs[_i]);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("08_many_bins", argc, argv);
@@ -412,6 +428,14 @@ int main(int argc, char **argv)
     tcase_add_test(edges, test_csv_prints_header_and_a_verified_row_for_each_count_of_bins);
     tcase_add_test(edges, test_bins_other_than_4096_or_65536_are_a_usage_error);
     add_if_runnable(suite, edges, 2);
+    TCase *sanitized = exercise_tcase("no memory or barrier errors (compute-sanitizer memcheck, "
+                                      "synccheck)",
+                                      2);
+    tcase_set_timeout(sanitized, 300);
+    tcase_add_loop_test(sanitized, test_no_memory_or_barrier_errors, 0, SANITIZER_RUNS);
+    add_if_tool(suite, sanitized, SANITIZER_RUNS, have_compute_sanitizer(),
+                "compute-sanitizer (CUDA toolkit)");
+
     int usage_checks = 0;
     TCase *usage = usage_tcase(true, &usage_checks);
     add_if_runnable(suite, usage, usage_checks);
