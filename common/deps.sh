@@ -2,11 +2,17 @@
 # Installs the Debian packages the workbook uses, when they are missing:
 # Check (unit tests), gnuplot (plots), the OpenCL ICD loader, headers, PoCL and
 # Oclgrind (an OpenCL simulator whose data-race check the exercises use), and
-# patch (which makes the exercises' mutants from their solutions).
+# patch (which makes the exercises' mutants from their solutions), and on amd64
+# gcc-multilib (32-bit builds, for exercise 14's check).
 # The CUDA toolkit is not among them: it comes from NVIDIA, not from Debian.
 set -euo pipefail
 
 packages=(check pkg-config gnuplot-nox ocl-icd-opencl-dev opencl-headers pocl-opencl-icd oclgrind patch)
+# gcc-multilib (amd64 only: arm64 has no such package): exercise 14's check
+# builds the student's program with 32-bit longs too
+if command -v dpkg >/dev/null && [ "$(dpkg --print-architecture)" = amd64 ]; then
+    packages+=(gcc-multilib)
+fi
 
 if ! command -v dpkg-query >/dev/null; then
     echo "deps: not a Debian system: install ${packages[*]} (or their equivalents) by hand"

@@ -109,6 +109,27 @@ START_TEST(test_interleaved_puts_neighbouring_items_on_neighbouring_bytes)
 }
 END_TEST
 
+/* Balanced slices: none longer than size / items rounded up, but one, which
+ * may take the remainder whole (size / items + size % items, as chapter 01's
+ * last thread does). Slices longer than that leave items with nothing to
+ * read while others read more, though every byte is read once, in order:
+ * 127 bytes in slices of 64 on 64 items keep two items busy. longer counts
+ * the slices past the rounded-up share so far. */
+static void check_slice_is_balanced(const char *args, const char *option, uint64_t size,
+                                    uint64_t items, uint64_t t, uint64_t length, uint64_t *longer)
+{
+    uint64_t share = size / items + (size % items != 0), most = size / items + size % items;
+    *longer += length > share;
+    ck_assert_msg(length <= most && *longer <= 1,
+                  "./partitioning %s %s: contiguous, item %" PRIu64 " reads %" PRIu64
+                  " bytes: %s (%" PRIu64 " bytes shared by %" PRIu64
+                  " items: no slice longer than %" PRIu64 ", but one that may take the "
+                  "remainder whole, %" PRIu64 " bytes)",
+                  option, args, t, length,
+                  length > most ? "too long" : "a second slice longer than its share", size, items,
+                  share, most);
+}
+
 START_TEST(test_contiguous_gives_each_item_one_unbroken_slice)
 {
     const struct grid *g = &grids[_i];
@@ -122,7 +143,8 @@ START_TEST(test_contiguous_gives_each_item_one_unbroken_slice)
                   "pattern, expected exit 0 and %zu items",
                   args, p.exit_status, p.items, items);
     /* Read item after item, the slices must spell 0, 1, 2, ..., size - 1. */
-    size_t next = 0, fair = g->size / items + g->size % items;
+    size_t next = 0;
+    uint64_t longer = 0;
     for (size_t t = 0; t < items; t++) {
         for (size_t s = 0; s < p.count[t]; s++, next++)
             ck_assert_msg(
@@ -131,10 +153,7 @@ START_TEST(test_contiguous_gives_each_item_one_unbroken_slice)
                 " at step %zu, expected %zu (each item one unbroken slice, right after "
                 "the previous item's: every byte once, in order)",
                 args, t, p.reads[t][s], s, next);
-        ck_assert_msg(p.count[t] <= (fair ? fair : 1),
-                      "./partitioning --show-pattern %s: contiguous, item %zu reads %zu bytes, "
-                      "expected at most %zu (%zu bytes shared by %zu items)",
-                      args, t, p.count[t], fair, g->size, items);
+        check_slice_is_balanced(args, "--show-pattern", g->size, items, t, p.count[t], &longer);
     }
     ck_assert_msg(next == g->size,
                   "./partitioning --show-pattern %s: contiguous, the slices cover bytes 0 to %zu, "
@@ -182,11 +201,12 @@ static void read_walks(uint64_t size, uint64_t items, const char *name, struct w
 /* Sizes past 2^24, where a float stops holding every whole number, past
  * 2^32 (a 32-bit length), and past 2^53, where a double stops: a slice's
  * length or start computed through either rounds, and bytes are lost or
- * read twice. Up to 2^54, so that t x size fits in 64 bits for every item:
- * exact integer arithmetic of any usual form is right at all of them. The
- * last four sizes are multiples of their items, so that the fair share is
- * size / items exactly: a start rounded up by a double makes the slice
- * before it one byte too long, with no gap and no overlap to show it. */
+ * read twice. Up to 2^63 - 1, the largest size the task promises (size + a
+ * slice's length still fits in 64 bits there): a product such as t x size
+ * overflows long before. Four sizes are multiples of their items, so that
+ * every share is size / items exactly: a start rounded up by a double makes
+ * the slice before it one byte too long, with no gap and no overlap to show
+ * it. */
 static const struct walk_case {
     uint64_t size, items;
 } walk_cases[] = {
@@ -195,7 +215,8 @@ static const struct walk_case {
     {(1ull << 32) + 1, 65536}, {(1ull << 53) + 1, 1},    {(1ull << 53) + 3, 3},
     {(1ull << 53) + 1, 1024},  {(1ull << 54) - 1, 1000}, {(1ull << 54) - 3, 65536},
     {(1ull << 53) + 1, 3},     {(1ull << 53) + 3, 7},    {(1ull << 53) + 8, 1000},
-    {(1ull << 54) - 1, 7},
+    {(1ull << 54) - 1, 7},     {(1ull << 63) - 1, 2},    {(1ull << 63) - 1, 65536},
+    {(1ull << 63) - 25, 3},
 };
 #define WALK_CASES ((int)(sizeof walk_cases / sizeof walk_cases[0]))
 
@@ -229,7 +250,7 @@ START_TEST(test_contiguous_slices_are_exact_past_2_to_the_24_and_53)
                   " contiguous walks, expected exit 0 and %" PRIu64,
                   size, items, w.exit_status, w.items, items);
     /* Item after item, the slices that read anything follow one another from 0 to size. */
-    uint64_t next = 0, fair = size / items + size % items;
+    uint64_t next = 0, longer = 0;
     for (uint64_t t = 0; t < items; t++) {
         uint64_t first = w.walk[t][0], step = w.walk[t][1], end = w.walk[t][2];
         if (first >= end)
@@ -243,11 +264,9 @@ START_TEST(test_contiguous_slices_are_exact_past_2_to_the_24_and_53)
                       size, items, t, first, step, end, next, size,
                       first > next ? "the bytes in between are never read"
                                    : "bytes are read twice, or the walk is not one slice");
-        ck_assert_msg(end - first <= fair,
-                      "./partitioning --show-walks %" PRIu64 "/%" PRIu64
-                      ": contiguous, item %" PRIu64 " reads %" PRIu64
-                      " bytes, expected at most %" PRIu64,
-                      size, items, t, end - first, fair);
+        char walks[64];
+        snprintf(walks, sizeof walks, "%" PRIu64 "/%" PRIu64, size, items);
+        check_slice_is_balanced(walks, "--show-walks", size, items, t, end - first, &longer);
         next = end;
     }
     ck_assert_msg(next == size,

@@ -27,8 +27,9 @@ walk interleaved_walk(ulong size, ulong items, ulong t)
 }
 
 /* Contiguous: item t reads one unbroken slice, the t-th of items slices that
- * together cover all size bytes, none longer than a fair share: size / items
- * + size % items bytes (whole-number division), the bound the check holds. */
+ * together cover all size bytes (any size below 2^63), balanced: none longer
+ * than size / items rounded up, except one, which may take the remainder
+ * whole (size / items + size % items bytes), the bound the check holds. */
 walk contiguous_walk(ulong size, ulong items, ulong t)
 {
     /* TODO: the contiguous walk (the same placeholder as above). */

@@ -204,6 +204,11 @@ static const struct probe wide[] = {
     {MIN, MIN + 1, M24, MIN + 1},
     {MAX - 1, MAX, 2, MAX - 1},
     {MAX - 1, MAX, 2, MAX},
+    /* narrow ranges with many bins: (key - lo) x bins passes 32 bits though
+     * the range holds 65536 keys or fewer */
+    {0, 4096, M24, 4095},
+    {-32768, 32768, M24, 32767},
+    {-32768, 32768, 65537, 32767},
     /* (key - lo) x bins one to three below a multiple of hi - lo: the exact
      * quotient is a hair under the next bin, and a double rounds it up */
     {MIN, MAX, M24, 2147483391},
@@ -237,7 +242,8 @@ static const struct probe edge_ranges[] = {{-1000, 1000, 7, 0},
                                            {-2000000000, 2000000000, 65521, 0},
                                            {INT32_MIN, INT32_MAX, 65536, 0},
                                            {-7, 16777210, 16384, 0},
-                                           {0, 1000000, 999999, 0}};
+                                           {0, 1000000, 999999, 0},
+                                           {-30000, 35536, 999983, 0}};
 #define EDGE_RANGES ((int)(sizeof edge_ranges / sizeof edge_ranges[0]))
 
 START_TEST(test_every_bin_edge_of_ranges_of_several_widths)
@@ -302,13 +308,17 @@ END_TEST
 
 /* ---------------------------------------- where a double rounds, and long double -- */
 
-/* The ranges of 2^24 and 16777213 bins over all of int32, and in each the
- * keys just under or at an edge where a double computation of the bin (the
- * product first, the quotient first, or a scale factor) rounds to the wrong
- * side: (key - lo) x bins passes 2^53 there. Found here by trying every edge
- * (a second or so). */
+/* The ranges of 2^24, 16777213 and 2^24 - 1 bins over all of int32, and in
+ * each the keys just under or at an edge where a double computation of the
+ * bin (the product first, the quotient first, or a scale factor) rounds to
+ * the wrong side: (key - lo) x bins passes 2^53 there. Past 2^53 the double
+ * product itself can round up or down, so the wrong bin may be one too high
+ * or one too low: with 2^24 - 1 bins some of these keys land one bin low, so
+ * a rule that only steps back from a bin rounded up fails there. Found here
+ * by trying every edge (a second or so per range). */
 static const struct probe rounding_ranges[] = {{INT32_MIN, INT32_MAX, 16777216, 0},
-                                               {INT32_MIN, INT32_MAX, 16777213, 0}};
+                                               {INT32_MIN, INT32_MAX, 16777213, 0},
+                                               {INT32_MIN, INT32_MAX, 16777215, 0}};
 #define ROUNDING_RANGES ((int)(sizeof rounding_ranges / sizeof rounding_ranges[0]))
 
 static void check_keys_where_a_double_rounds(const struct probe *range)
@@ -351,6 +361,27 @@ START_TEST(test_keys_where_a_double_rounds_with_a_64_bit_long_double)
 }
 END_TEST
 
+/* The program built with -m32 (the Makefile), where long is 32 bits, as on
+ * Windows and 32-bit ARM: the wide keys again. */
+static char build_32[4096];
+
+START_TEST(test_keys_in_wide_ranges_with_a_32_bit_long)
+{
+    set_stage_program(build_32);
+    probe_note = " (the program built with -m32: long is 32 bits there, as on Windows and "
+                 "32-bit ARM; int64_t and uint64_t are 64 bits everywhere)";
+    check_probe(&wide[_i]);
+}
+END_TEST
+
+/* Beside the check, a program the Makefile built: its path, from the check's own. */
+static void program_beside_check(char *path, size_t size, const char *check, const char *name)
+{
+    snprintf(path, size, "%s", check);
+    char *slash = strrchr(path, '/');
+    snprintf(slash ? slash + 1 : path, size - (size_t)(slash ? slash + 1 - path : 0), "%s", name);
+}
+
 /* ------------------------------------------------------------------ usage -- */
 
 START_TEST(test_bad_ranges_and_bins_are_usage_errors)
@@ -387,17 +418,14 @@ int main(int argc, char **argv)
     tcase_add_loop_test(every_edge, test_every_bin_edge_of_ranges_of_several_widths, 0,
                         EDGE_RANGES);
     add_tcase(suite, every_edge, EDGE_RANGES);
-    TCase *rounding = exercise_tcase("keys where a double rounds into the next bin", 3);
+    TCase *rounding = exercise_tcase("keys where a double rounds into a neighbouring bin", 3);
     tcase_set_timeout(rounding, 120);
     tcase_add_loop_test(rounding, test_keys_where_a_double_rounds, 0, ROUNDING_RANGES);
     add_tcase(suite, rounding, ROUNDING_RANGES);
     /* Beside this check, the Makefile builds the program with -mlong-double-64 where the
      * compiler has it. */
-    snprintf(long_double_64, sizeof long_double_64, "%s", argv[0]);
-    char *slash = strrchr(long_double_64, '/');
-    snprintf(slash ? slash + 1 : long_double_64,
-             sizeof long_double_64 - (size_t)(slash ? slash + 1 - long_double_64 : 0), "%s",
-             "bin_edges-long-double-64");
+    program_beside_check(long_double_64, sizeof long_double_64, argv[0],
+                         "bin_edges-long-double-64");
     TCase *long_double = exercise_tcase("the same keys where long double is a 64-bit double", 3);
     tcase_set_timeout(long_double, 120);
     tcase_add_loop_test(long_double, test_keys_where_a_double_rounds_with_a_64_bit_long_double, 0,
@@ -407,6 +435,19 @@ int main(int argc, char **argv)
     else {
         printf("%s: not run here: this compiler has no -mlong-double-64\n", long_double_64);
         add_skipped(ROUNDING_RANGES);
+    }
+    /* And with -m32 where the compiler can build a 32-bit program. */
+    program_beside_check(build_32, sizeof build_32, argv[0], "bin_edges-32");
+    TCase *long_32 = exercise_tcase("the wide keys where long is 32 bits", 3);
+    tcase_set_timeout(long_32, 120);
+    tcase_add_loop_test(long_32, test_keys_in_wide_ranges_with_a_32_bit_long, 0, WIDE);
+    if (access(build_32, X_OK) == 0)
+        add_tcase(suite, long_32, WIDE);
+    else {
+        printf("%s: not run here: this compiler cannot build a 32-bit program (-m32; on Debian "
+               "the package gcc-multilib)\n",
+               build_32);
+        add_skipped(WIDE);
     }
     TCase *usage = exercise_tcase("bad ranges and bins are refused (exit 2)", 0);
     tcase_add_loop_test(usage, test_bad_ranges_and_bins_are_usage_errors, 0, 8);

@@ -243,6 +243,115 @@ START_TEST(test_every_half_fills_beside_its_neighbour)
 }
 END_TEST
 
+/* ------------------------------------------ the three functions, one call at a time -- */
+
+/* The Makefile builds check_halves.c, which includes the file under test,
+ * into packed_counters-functions beside this check (and, where the compiler
+ * has UBSan, packed_counters-functions-ubsan): it runs one of the three
+ * functions on one word and one total, all the words and totals but these
+ * at 0. The program only ever flushes a half add_one found full; here each
+ * function must keep its own comment, on any word. */
+static char functions[4096], functions_ubsan[4096];
+static const char *functions_under_test = functions;
+
+/* Beside the check, a program the Makefile built: its path, from the check's own. */
+static void program_beside_check(char *path, size_t size, const char *check, const char *name)
+{
+    snprintf(path, size, "%s", check);
+    char *slash = strrchr(path, '/');
+    snprintf(slash ? slash + 1 : path, size - (size_t)(slash ? slash + 1 - path : 0), "%s", name);
+}
+
+/* Runs one call; returns what it printed (word and total, or count in *word). */
+static void call_function(const char *call, unsigned int bin, uint32_t word, uint32_t total,
+                          uint32_t *word_after, uint32_t *total_after)
+{
+    char command[8192], line[256] = "";
+    snprintf(command, sizeof command, "'%s' %s %u %" PRIu32 " %" PRIu32 " 2>&1",
+             functions_under_test, call, bin, word, total);
+    FILE *out = popen(command, "r");
+    ck_assert_msg(out != NULL, "cannot run %s", command);
+    char all[2048] = "";
+    while (fgets(line, sizeof line, out))
+        if (strlen(all) + strlen(line) < sizeof all)
+            strcat(all, line);
+    int status = pclose(out);
+    bool read = strcmp(call, "unpack") == 0
+                    ? sscanf(all, "count %" SCNu32, word_after) == 1
+                    : sscanf(all, "word %" SCNu32 " total %" SCNu32, word_after, total_after) == 2;
+    ck_assert_msg(status == 0 && read,
+                  "%s(words, totals, %u) with words[%u] = 0x%08" PRIx32 " and totals[%u] = %" PRIu32
+                  ": %s stopped (status %d) and said:\n%.1500s",
+                  call, bin, bin / 2, word, bin, total, functions_under_test, status, all);
+}
+
+/* A word with count in bin's half and other in the neighbour's. */
+static uint32_t word_of(unsigned int bin, uint32_t count, uint32_t other)
+{
+    return bin % 2 ? count << 16 | other : other << 16 | count;
+}
+
+static const unsigned int call_bins[] = {0, 1, 254, 255};
+static const uint32_t call_counts[] = {0, 1, 300, 32767, 32768, 65534, 65535};
+static const uint32_t call_others[] = {0, 300, 65535};
+#define CALL_BINS   ((int)(sizeof call_bins / sizeof call_bins[0]))
+#define CALL_COUNTS ((int)(sizeof call_counts / sizeof call_counts[0]))
+#define CALL_OTHERS ((int)(sizeof call_others / sizeof call_others[0]))
+
+static void check_each_function(unsigned int bin)
+{
+    for (int c = 0; c < CALL_COUNTS; c++)
+        for (int o = 0; o < CALL_OTHERS; o++) {
+            uint32_t count = call_counts[c], other = call_others[o], total = 1000;
+            uint32_t word = word_of(bin, count, other), after, total_after;
+            unsigned int shift = bin % 2 * 16;
+            /* flush: the whole count moves to the total, the half empties, the neighbour stays */
+            call_function("flush", bin, word, total, &after, &total_after);
+            ck_assert_msg(
+                after == word_of(bin, 0, other) && total_after == total + count,
+                "flush(words, totals, %u) with words[%u] = 0x%08" PRIx32 " (%" PRIu32
+                " in bin %u's half, %" PRIu32 " in its neighbour's) and totals[%u] = %" PRIu32
+                ": words[%u] = 0x%08" PRIx32 " and totals[%u] = %" PRIu32 ", expected 0x%08" PRIx32
+                " and %" PRIu32 " (the count the half holds moves out; the half empties; the "
+                "neighbour stays as it was)",
+                bin, bin / 2, word, count, bin, other, bin, total, bin / 2, after, bin, total_after,
+                word_of(bin, 0, other), total + count);
+            /* unpack: the total and what the half still holds */
+            call_function("unpack", bin, word, total, &after, &total_after);
+            ck_assert_msg(after == total + count,
+                          "unpack with words[%u] = 0x%08" PRIx32 " and totals[%u] = %" PRIu32
+                          ": bin %u counts %" PRIu32 ", expected %" PRIu32,
+                          bin / 2, word, bin, total, bin, after, total + count);
+            /* add_one: one more in this bin, none in the neighbour; no half past 65535, and
+             * no flush below 32768 */
+            call_function("add", bin, word, total, &after, &total_after);
+            uint32_t half = after >> shift & 0xffff, neighbour = after >> (16 - shift) & 0xffff;
+            ck_assert_msg(
+                neighbour == other && (uint64_t)half + total_after == count + 1 + total &&
+                    (count + 1 >= 32768 || half == count + 1),
+                "add_one(words, totals, %u) with words[%u] = 0x%08" PRIx32 " (%" PRIu32
+                " in bin %u's half, %" PRIu32 " in its neighbour's) and totals[%u] = %" PRIu32
+                ": words[%u] = 0x%08" PRIx32 " and totals[%u] = %" PRIu32
+                " (expected one more count in bin %u, half and total together, "
+                "the neighbour's %" PRIu32 " untouched%s)",
+                bin, bin / 2, word, count, bin, other, bin, total, bin / 2, after, bin, total_after,
+                bin, other, count + 1 < 32768 ? ", and no flush below 32768" : "");
+        }
+}
+
+START_TEST(test_each_function_keeps_its_comment_on_any_word)
+{
+    check_each_function(call_bins[_i]);
+}
+END_TEST
+
+START_TEST(test_each_function_has_no_undefined_behaviour)
+{
+    functions_under_test = functions_ubsan;
+    check_each_function(call_bins[_i]);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("16_packed_counters", argc, argv);
@@ -267,6 +376,22 @@ int main(int argc, char **argv)
     tcase_add_loop_test(busy, test_a_full_half_leaves_its_busy_neighbour_alone, 0, NEIGHBOURS);
     tcase_add_test(busy, test_every_half_fills_beside_its_neighbour);
     add_tcase(suite, busy, NEIGHBOURS + 1);
+    program_beside_check(functions, sizeof functions, argv[0], "packed_counters-functions");
+    program_beside_check(functions_ubsan, sizeof functions_ubsan, argv[0],
+                         "packed_counters-functions-ubsan");
+    TCase *calls = exercise_tcase("each function alone, on any word", 2);
+    tcase_set_timeout(calls, 60);
+    tcase_add_loop_test(calls, test_each_function_keeps_its_comment_on_any_word, 0, CALL_BINS);
+    add_tcase(suite, calls, CALL_BINS);
+    TCase *ubsan = exercise_tcase("each function alone, under UBSan: no undefined behaviour", 2);
+    tcase_set_timeout(ubsan, 60);
+    tcase_add_loop_test(ubsan, test_each_function_has_no_undefined_behaviour, 0, CALL_BINS);
+    if (access(functions_ubsan, X_OK) == 0)
+        add_tcase(suite, ubsan, CALL_BINS);
+    else {
+        printf("%s: not run here: this compiler has no -fsanitize=undefined\n", functions_ubsan);
+        add_skipped(CALL_BINS);
+    }
     int usage_checks = 0;
     TCase *usage = usage_tcase(false, &usage_checks);
     add_tcase(suite, usage, usage_checks);

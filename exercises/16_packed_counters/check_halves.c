@@ -1,0 +1,55 @@
+/*
+ * check_halves.c - the check's view of exercise 16's three functions, one
+ * call at a time: it includes the file you edit (its main renamed) and runs
+ * add_one, flush or unpack on one word and one total given on the command
+ * line, as the program never does: flush on a half that is not full, add_one
+ * beside a neighbour that holds counts. check_packed_counters runs it.
+ *
+ *   check_halves add|flush|unpack BIN WORD TOTAL
+ *
+ * prints "word W total T" (add, flush: the word and bin's total after the
+ * call) or "count C" (unpack: bin's final count).
+ */
+/* The file under test: yours, or the Makefile names another (a solution's). */
+#ifndef PACKED_COUNTERS_C
+#define PACKED_COUNTERS_C "packed_counters.c"
+#endif
+#define main packed_counters_main
+#include PACKED_COUNTERS_C
+#undef main
+
+#include <stdio.h>
+#include <stdlib.h>
+
+int main(int argc, char **argv)
+{
+    if (argc != 5) {
+        fprintf(stderr, "usage: %s add|flush|unpack BIN WORD TOTAL\n", argv[0]);
+        return 2;
+    }
+    unsigned long bin = strtoul(argv[2], NULL, 10), word = strtoul(argv[3], NULL, 10),
+                  total = strtoul(argv[4], NULL, 10);
+    if (bin >= BINS || word > UINT32_MAX || total > UINT32_MAX) {
+        fprintf(stderr, "%s: BIN below %d, WORD and TOTAL below 2^32\n", argv[0], BINS);
+        return 2;
+    }
+    /* The word through uint32_t, as the task declares the words: one in place, the others 0. */
+    static uint32_t words[WORDS];
+    static unsigned int totals[BINS], histo[BINS];
+    words[bin / 2] = (uint32_t)word;
+    totals[bin] = (unsigned int)total;
+    if (strcmp(argv[1], "add") == 0)
+        add_one(words, totals, (unsigned int)bin);
+    else if (strcmp(argv[1], "flush") == 0)
+        flush(words, totals, (unsigned int)bin);
+    else if (strcmp(argv[1], "unpack") == 0) {
+        unpack(words, totals, histo);
+        printf("count %u\n", histo[bin]);
+        return 0;
+    } else {
+        fprintf(stderr, "%s: add, flush or unpack, not %s\n", argv[0], argv[1]);
+        return 2;
+    }
+    printf("word %lu total %u\n", (unsigned long)words[bin / 2], totals[bin]);
+    return 0;
+}
