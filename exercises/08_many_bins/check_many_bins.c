@@ -257,11 +257,12 @@ START_TEST(test_65536_bins_are_counted_in_shared_memory_and_merged_by_every_thre
                   "%s: %s, or no 'passes:' line: %s", PROFILED_ARGS,
                   exit_meaning_of(out.exit_status), out.text);
     unsigned int passes = out.launches;
-    static const char *const metrics[] = {"smsp__inst_executed_op_shared_atom.sum",
-                                          "lts__t_requests_op_red.sum",
-                                          "lts__t_requests_op_atom.sum"};
-    double values[3];
-    profile_kernel(PROFILED_ARGS, "histo_kernel", metrics, 3, values);
+    static const char *const metrics[] = {
+        "smsp__inst_executed_op_shared_atom.sum", "lts__t_requests_op_red.sum",
+        "lts__t_requests_op_atom.sum", "smsp__inst_executed_op_global_red.sum",
+        "smsp__inst_executed_op_global_red.max"};
+    double values[5];
+    profile_kernel(PROFILED_ARGS, "histo_kernel", metrics, 5, values);
     int launches = profile_launches();
     ck_assert_msg(launches % passes == 0,
                   "%s: ncu saw %d launches of histo_kernel, not a whole number of histograms "
@@ -284,6 +285,16 @@ START_TEST(test_65536_bins_are_counted_in_shared_memory_and_merged_by_every_thre
                   "global atomics than a merge by all of a block's threads makes (one thread "
                   "that merges a whole copy, or values added to the histogram directly?)",
                   PROFILED_ARGS, requests, 8 * merge, PROFILED_BLOCKS, passes);
+    /* Where the merge's global atomics run: a block's 8 warps sit on an SM's
+     * 4 schedulers (SMSPs), so a merge by all of them gives each scheduler
+     * about a quarter of the block's, and the busiest of the 16 x 4 about a
+     * 64th of the launch's (a 32nd where two blocks share an SM). A merge by
+     * one warp puts a whole block's on one scheduler: a 16th at least. */
+    ck_assert_msg(values[4] < values[3] / 24,
+                  "%s: the busiest SM scheduler ran %.0f of the %.0f global atomic "
+                  "instructions, more than a 24th: the merge is left to one warp of the "
+                  "block, where every thread should take bins",
+                  PROFILED_ARGS, values[4], values[3]);
     ck_assert_msg(requests >= merge / 2,
                   "%s: %.0f atomic requests to L2 per histogram, want at least %.0f (half the "
                   "merge instructions of %d blocks, whose copies are all but full): not every "
