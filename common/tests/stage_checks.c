@@ -1344,3 +1344,44 @@ void check_global_atomics_are_device_wide(void)
                   "to",
                   block_scope, block_scope == 1 ? "" : "s");
 }
+
+static char memory_short[256];
+
+bool have_memory_for(size_t gpu_bytes, size_t host_bytes)
+{
+    unsigned long long free_mib = 0, available_kib = 0;
+    bool gpu_known = false, host_known = false;
+    FILE *smi = popen("nvidia-smi --query-gpu=memory.free --format=csv,noheader,nounits "
+                      "2>/dev/null",
+                      "r");
+    if (smi) {
+        gpu_known = fscanf(smi, "%llu", &free_mib) == 1;
+        pclose(smi);
+    }
+    FILE *info = fopen("/proc/meminfo", "r");
+    if (info) {
+        char line[256];
+        while (!host_known && fgets(line, sizeof line, info))
+            host_known = sscanf(line, "MemAvailable: %llu kB", &available_kib) == 1;
+        fclose(info);
+    }
+    unsigned long long gpu_mib = (gpu_bytes >> 20) + 64, host_kib = (host_bytes >> 10) + 65536;
+    if (gpu_known && free_mib < gpu_mib) {
+        snprintf(memory_short, sizeof memory_short,
+                 "a GPU with %llu MiB free for its input (this one has %llu MiB free)", gpu_mib,
+                 free_mib);
+        return false;
+    }
+    if (host_known && available_kib < host_kib) {
+        snprintf(memory_short, sizeof memory_short,
+                 "%llu MiB of host memory available (this machine has %llu MiB)", host_kib >> 10,
+                 available_kib >> 10);
+        return false;
+    }
+    return true;
+}
+
+const char *memory_missing(void)
+{
+    return memory_short;
+}

@@ -179,6 +179,15 @@ void check_no_gpu_races(const char *args);
  * not exit 0. Added with add_if_tool(..., have_compute_sanitizer(), ...). */
 void check_no_gpu_memory_or_sync_errors(const char *args);
 
+/* Whether this machine can hold a large input: gpu_bytes free on the GPU
+ * (the first one nvidia-smi lists) and host_bytes of available host memory
+ * (MemAvailable in /proc/meminfo). Where either cannot be read, it counts as
+ * enough, and the run says for itself. memory_missing() says what is short,
+ * in words, for add_if_tool: a group whose input a smaller lab GPU cannot
+ * hold is reported as not run there, not as failing. */
+bool have_memory_for(size_t gpu_bytes, size_t host_bytes);
+const char *memory_missing(void);
+
 /* Whether Nsight Compute's ncu can read this GPU's performance counters here:
  * tried once on a tiny run of the program (cached). False when ncu is
  * missing, when the counters may not be read (ERR_NVGPUCTRPERM), or when the

@@ -189,7 +189,9 @@ int main(int argc, char **argv)
 
     TCase *large = exercise_tcase("the largest input, 4 GiB - 1 bytes: every byte counted once", 3);
     tcase_add_test(large, test_counts_the_largest_input);
-    add_if_runnable(suite, large, 1);
+    /* 4 GiB on the GPU; on the host the program's input and the check's */
+    add_if_tool(suite, large, 1, have_memory_for((size_t)4 << 30, (size_t)9 << 30),
+                memory_missing());
 
     /* read from the PTX: it runs without a GPU too */
     TCase *scope = exercise_tcase("every atomic on the bins is device-wide (read in the PTX)", 1);

@@ -262,7 +262,9 @@ int main(int argc, char **argv)
 
     TCase *large = exercise_tcase("two vectors of 3 Gi floats: every product summed", 0);
     tcase_add_test(large, test_sums_past_2_gi_elements);
-    add_if_runnable(suite, large, 1);
+    /* 24 GiB on the GPU; on the host the program's two vectors and the check's bytes */
+    add_if_tool(suite, large, 1, have_memory_for((size_t)24 << 30, (size_t)36 << 30),
+                memory_missing());
 
     TCase *report = exercise_tcase("the default input (the book's 100 MiB) and the CSV", 0);
     tcase_add_test(report, test_default_is_two_vectors_of_the_books_100_mib);

@@ -359,7 +359,8 @@ int main(int argc, char **argv)
     TCase *big = exercise_tcase("the largest input, 4 GiB - 1 bytes: every byte counted once", 0);
     tcase_set_timeout(big, 600);
     tcase_add_test(big, test_counts_the_largest_input);
-    add_if_runnable(suite, big, 1);
+    /* 4 GiB on the GPU; on the host the program's input and the check's */
+    add_if_tool(suite, big, 1, have_memory_for((size_t)4 << 30, (size_t)9 << 30), memory_missing());
 
     /* read from the PTX: it runs without a GPU too */
     TCase *scope = exercise_tcase("the merge's atomics are device-wide (read in the PTX)", 2);

@@ -288,7 +288,9 @@ int main(int argc, char **argv)
     TCase *large = exercise_tcase("the largest input, 4 GiB - 1 bytes: every weight summed", 0);
     tcase_set_timeout(large, 600);
     tcase_add_test(large, test_sums_the_largest_input);
-    add_if_runnable(suite, large, 1);
+    /* 4 GiB on the GPU; on the host the program's input and the check's */
+    add_if_tool(suite, large, 1, have_memory_for((size_t)4 << 30, (size_t)9 << 30),
+                memory_missing());
 
     TCase *big = exercise_tcase("the default input, the book's 100 MiB", 0);
     tcase_set_timeout(big, 300);

@@ -467,7 +467,9 @@ int main(int argc, char **argv)
     TCase *large = exercise_tcase("the largest input, 4 GiB - 1 bytes: 2^31 keys", 2);
     tcase_set_timeout(large, 300);
     tcase_add_test(large, test_counts_the_largest_input);
-    add_if_runnable(suite, large, 1);
+    /* 4 GiB on the GPU; on the host the program's input and the check's */
+    add_if_tool(suite, large, 1, have_memory_for((size_t)4 << 30, (size_t)9 << 30),
+                memory_missing());
 
     int usage_checks = 0;
     TCase *usage = usage_tcase(true, &usage_checks);
