@@ -163,13 +163,10 @@ static const struct count_case slices[] = {
     {1031, DATA_CONSTANT, 1024}, {5, DATA_TEXT, 1024},  {33554467, DATA_UNIFORM, 3}};
 #define SLICES ((int)(sizeof slices / sizeof slices[0]))
 
-START_TEST(test_slices_cover_the_input_once_and_are_balanced)
+/* Asserts that the copies' slices follow each other from byte 0 to the end,
+ * none longer than another by more than one byte. */
+static void check_slices(size_t size, int threads, const struct copies_output *c)
 {
-    size_t size = slices[_i].size;
-    int threads = slices[_i].threads;
-    struct copies_output *c = malloc(sizeof *c);
-    ck_assert(c != NULL);
-    check_copies(size, threads, data_kind_name(slices[_i].kind), c);
     size_t shortest = SIZE_MAX, longest = 0, expected_first = 0;
     for (int t = 0; t < threads; t++) {
         const struct copy *k = &c->copy[t];
@@ -191,10 +188,37 @@ START_TEST(test_slices_cover_the_input_once_and_are_balanced)
                   "expected %zu or %zu each (no slice longer than another by more than one byte)",
                   size, threads, shortest, longest, size / threads,
                   size / threads + (size % threads != 0));
+}
+
+START_TEST(test_slices_cover_the_input_once_and_are_balanced)
+{
+    size_t size = slices[_i].size;
+    int threads = slices[_i].threads;
+    struct copies_output *c = malloc(sizeof *c);
+    ck_assert(c != NULL);
+    check_copies(size, threads, data_kind_name(slices[_i].kind), c);
+    check_slices(size, threads, c);
     free(c);
     char extra[32];
     snprintf(extra, sizeof extra, "--threads %d", threads);
     check_matches_reference(size, slices[_i].kind, 200 + (uint64_t)_i, extra);
+}
+END_TEST
+
+/* Past 2^31 bytes an int no longer holds every byte position: slice
+ * arithmetic in int overflows, and a thread starts at a wrapped offset. With
+ * 1024 threads, 2^31 + 2^22 + 7 bytes puts the last slice's first byte past
+ * 2^31. The input is this large (2 GiB of memory, about 4 seconds) because
+ * the mistake needs it; constant bytes are the quickest to make. */
+START_TEST(test_slices_past_2_to_the_31)
+{
+    const size_t size = ((size_t)1 << 31) + ((size_t)1 << 22) + 7;
+    const int threads = 1024;
+    struct copies_output *c = malloc(sizeof *c);
+    ck_assert(c != NULL);
+    check_copies(size, threads, "constant", c);
+    check_slices(size, threads, c);
+    free(c);
 }
 END_TEST
 
@@ -210,7 +234,8 @@ static char watch_program[4096];
 
 struct watched_thread {
     unsigned long long reads, locked_reads, locks, shared, unlocked_plain, unlocked_stores;
-    size_t first, end; /* the first input byte it read, and one past the last */
+    unsigned long long own, mixed; /* mixed: bins it wrote plain that another wrote unlocked */
+    size_t first, end;             /* the first input byte it read, and one past the last */
 };
 
 struct watch {
@@ -252,9 +277,10 @@ static struct watch *run_watched(size_t size, const char *data, int threads)
             if (sscanf(line,
                        "thread %d: reads %llu, reads under a lock %llu, first %zu, end %zu, "
                        "locks %llu, shared writes %llu, unlocked shared writes %llu, unlocked "
-                       "atomic stores %llu",
+                       "atomic stores %llu, own writes %llu, plain writes to bins others wrote "
+                       "unlocked %llu",
                        &t, &k.reads, &k.locked_reads, &k.first, &k.end, &k.locks, &k.shared,
-                       &k.unlocked_plain, &k.unlocked_stores) == 9 &&
+                       &k.unlocked_plain, &k.unlocked_stores, &k.own, &k.mixed) == 11 &&
                 t == lines && t <= MAX_WATCHED)
                 w->thread[lines++] = k;
         }
@@ -375,6 +401,12 @@ START_TEST(test_each_merge_loses_no_count_watched)
                       "%s: thread %d wrote the shared bins %llu times with a plain write and no "
                       "lock: two threads can add to one bin at once (hint 4)",
                       w->args, t, m->unlocked_plain);
+        ck_assert_msg(m->mixed == 0,
+                      "%s: thread %d added to %llu shared bins with a plain += that another "
+                      "thread added to holding no lock (with an atomic, say): a lock keeps out "
+                      "only the threads that take it, and the addition that lands between the "
+                      "+='s load and its store is lost (hint 4)",
+                      w->args, t, m->mixed);
     }
     ck_assert_msg(w->copies.exit_status == 0,
                   "%s: exit %d with %d threads merging at once, %s: an addition to a shared bin "
@@ -482,6 +514,7 @@ int main(int argc, char **argv)
     TCase *edges = exercise_tcase("the slices: in order, balanced, more threads than bytes", 3);
     tcase_set_timeout(edges, 120);
     tcase_add_loop_test(edges, test_slices_cover_the_input_once_and_are_balanced, 0, SLICES);
-    add_tcase(suite, edges, SLICES);
+    tcase_add_test(edges, test_slices_past_2_to_the_31);
+    add_tcase(suite, edges, SLICES + 1);
     return run_exercise(suite);
 }

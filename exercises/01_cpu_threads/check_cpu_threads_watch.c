@@ -10,11 +10,14 @@
  *     watched T threads, input N bytes, never read A, read more than once B
  *     thread t: reads R, reads under a lock L, first F, end E, locks K,
  *       shared writes W, unlocked shared writes U, unlocked atomic stores S,
- *       own writes O
+ *       own writes O, plain writes to bins others wrote unlocked M
  * "shared" is the histogram the program reports; a thread's own writes are
  * the other writes to memory no other thread of the run wrote. A write is
- * unlocked when its thread holds no lock; in the watched run each thread's
- * first trylock fails, as if the lock were busy.
+ * unlocked when its thread holds no lock; in the watched run the first
+ * trylock of every other thread (the 2nd, the 4th, ...) fails, as if the lock
+ * were busy. M counts the shared bins this thread wrote with a plain write
+ * (under a lock or not) that another thread of the run wrote holding no lock:
+ * nothing orders the two.
  */
 #include "book.h"
 #include "harness.h"
@@ -35,6 +38,8 @@ struct written {
     uint64_t writes;          /* plain and atomic */
     uint64_t unlocked_plain;  /* plain writes made holding no lock */
     uint64_t unlocked_stores; /* atomic stores (not read-modify-writes) holding no lock */
+    uint64_t plain;           /* plain writes, holding a lock or not */
+    uint64_t unlocked;        /* writes of any kind holding no lock */
     unsigned size;            /* the widest write there, in bytes */
 };
 
@@ -106,6 +111,10 @@ static void write_bytes(const void *address, size_t size, enum write_kind kind)
         e->address = a;
         e->writes++;
         e->size = size > e->size ? (unsigned)size : e->size;
+        if (kind == PLAIN)
+            e->plain++;
+        if (!held)
+            e->unlocked++;
         if (!held && kind == PLAIN)
             e->unlocked_plain++;
         if (!held && kind == ATOMIC_STORE)
@@ -320,17 +329,20 @@ int __wrap_pthread_mutex_lock(pthread_mutex_t *m)
 /* A trylock that fails holds no lock: what its thread writes next, until it
  * locks again, is written with no lock. Whether a trylock fails depends on
  * whether another thread holds the lock at that instant, which a run may
- * never show; so in the watched run, each thread's first trylock fails, as it
- * would if another thread held the lock then. A program that acts on the
- * failure (tries again, or waits with a lock) goes on as usual; one that
- * ignores it writes the shared bins with no lock, in every watched run. */
-static __thread bool tried; /* this thread's first trylock of the watched run has failed */
+ * never show; so in the watched run, the first trylock of every other thread
+ * (the 2nd, the 4th, ...) fails, as it would if another thread held the lock
+ * then, and the others' succeed. A program that acts on the failure (tries
+ * again, or waits with a lock) goes on as usual; one that ignores it writes
+ * the shared bins with no lock, in every watched run; and one that adds some
+ * other way when the lock is busy meets, in the same run, threads that add
+ * under the lock. */
+static __thread bool tried; /* this thread's first trylock of the watched run is done */
 static bool first_try_fails(void)
 {
     if (!worker || tried || !watching())
         return false;
     tried = true;
-    return true;
+    return me % 2 == 0;
 }
 int __wrap_pthread_mutex_trylock(pthread_mutex_t *m)
 {
@@ -376,15 +388,34 @@ int __wrap_report_results(const struct stage *stage, const struct options *opt,
     return __real_report_results(stage, opt, in, results, count);
 }
 
-/* Whether thread t wrote address a (another thread than the one asking). */
-static bool written_by(int t, uintptr_t a)
+/* What thread t wrote at address a, or NULL if it wrote nothing there. */
+static const struct written *written_at(int t, uintptr_t a)
 {
     size_t slot = (a >> 2) * 2654435761u % TABLE;
     for (int probe = 0; probe < TABLE; probe++, slot = (slot + 1) % TABLE) {
         if (threads[t].table[slot].address == a)
-            return true;
+            return &threads[t].table[slot];
         if (threads[t].table[slot].address == 0)
-            return false;
+            return NULL;
+    }
+    return NULL;
+}
+
+/* Whether thread t wrote address a (another thread than the one asking). */
+static bool written_by(int t, uintptr_t a)
+{
+    return written_at(t, a) != NULL;
+}
+
+/* Whether a thread of the program other than t wrote address a holding no
+ * lock (the main thread's writes come before the threads start or after they
+ * are joined: the create and the join order them). */
+static bool written_unlocked_by_another(int t, uintptr_t a)
+{
+    for (int other = 1; other <= created && other < WATCHED_THREADS; other++) {
+        const struct written *e = other == t ? NULL : written_at(other, a);
+        if (e && e->unlocked > 0)
+            return true;
     }
     return false;
 }
@@ -407,6 +438,7 @@ static void write_watch(void)
     for (int t = 0; t <= created && t < WATCHED_THREADS; t++) {
         const struct watched_thread *w = &threads[t];
         uint64_t shared = 0, unlocked_plain = 0, unlocked_stores = 0, own = w->untracked;
+        uint64_t mixed = 0; /* bins written plain here and with no lock by another thread */
         for (int slot = 0; slot < TABLE; slot++) {
             const struct written *e = &w->table[slot];
             if (!e->address)
@@ -415,6 +447,8 @@ static void write_watch(void)
                 shared += e->writes;
                 unlocked_plain += e->unlocked_plain;
                 unlocked_stores += e->unlocked_stores;
+                if (t > 0 && e->plain > 0 && written_unlocked_by_another(t, e->address))
+                    mixed++;
                 continue;
             }
             bool alone = true;
@@ -426,11 +460,12 @@ static void write_watch(void)
         fprintf(f,
                 "thread %d: reads %llu, reads under a lock %llu, first %zu, end %zu, locks %llu, "
                 "shared writes %llu, unlocked shared writes %llu, unlocked atomic stores %llu, "
-                "own writes %llu\n",
+                "own writes %llu, plain writes to bins others wrote unlocked %llu\n",
                 t, (unsigned long long)w->reads, (unsigned long long)w->locked_reads,
                 w->seen ? w->first : 0, w->seen ? w->end : 0, (unsigned long long)w->locks,
                 (unsigned long long)shared, (unsigned long long)unlocked_plain,
-                (unsigned long long)unlocked_stores, (unsigned long long)own);
+                (unsigned long long)unlocked_stores, (unsigned long long)own,
+                (unsigned long long)mixed);
     }
     fclose(f);
 }

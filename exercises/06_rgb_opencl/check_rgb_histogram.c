@@ -9,11 +9,14 @@
  * the kernel executes and dumps it as compiled), with no race and no barrier
  * that part of a work-group misses that Oclgrind can see, on work-groups of 1
  * to 512 work-items. Without any OpenCL device these checks are reported as
- * skipped; without Oclgrind, its groups are.
+ * skipped; without Oclgrind, its groups are. Past 2 GiB, and to see which
+ * work-items merge, the check runs the kernel under Oclgrind from a host of
+ * its own (check_rgb_histogram_quick.c).
  */
 #include "stage_checks.h"
 
 #include <inttypes.h>
+#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -141,6 +144,16 @@ static void check_generated(size_t size, enum data_kind kind, uint64_t seed, con
 START_TEST(test_generated_pixels_of_every_size_and_kind_match_reference)
 {
     check_generated(sizes[_i / KINDS], (enum data_kind)(_i % KINDS), 600 + (uint64_t)_i, "");
+}
+END_TEST
+
+/* Past 2^24 pixels a float no longer holds every pixel's number: a share of
+ * the pixels worked out in float rounds, and the last pixels go uncounted.
+ * 2^24 + 1 pixels (48 MiB) on 1024 work-items (a power of two) loses the last
+ * one; the size is this large because the mistake needs it (a second on PoCL). */
+START_TEST(test_pixels_past_2_to_the_24_match_reference)
+{
+    check_generated(3 * ((size_t)1 << 24) + 3, DATA_UNIFORM, 650, "--blocks 4 --threads 256");
 }
 END_TEST
 
@@ -471,9 +484,97 @@ START_TEST(test_options_without_meaning_here_are_usage_errors)
 }
 END_TEST
 
+/* ----------------------------------- the check's own host, under Oclgrind -- */
+
+static char quick_program[4096]; /* check_rgb_histogram_quick.c, built beside the check */
+
+struct quick_run {
+    char command[3 * 4096];
+    char said[2048]; /* what else Oclgrind and the host printed */
+    unsigned long long counted, most;
+};
+
+/* Runs the check's own host under Oclgrind (with oclgrind_flags) on the
+ * kernel beside the program, and asserts it ran and printed its counts. */
+static void run_quick(const char *oclgrind_flags, unsigned long long pixels,
+                      unsigned long long groups, unsigned long long items, bool watch,
+                      struct quick_run *q)
+{
+    char kernel[4096], here[4096], line[512];
+    memset(q, 0, sizeof *q);
+    snprintf(here, sizeof here, "%s", stage_program());
+    snprintf(kernel, sizeof kernel, "%s/rgb_histogram.cl", dirname(here));
+    snprintf(q->command, sizeof q->command, "oclgrind %s '%s' '%s' %llu %llu %llu%s 2>&1",
+             oclgrind_flags, quick_program, kernel, pixels, groups, items, watch ? " watch" : "");
+    FILE *p = popen(q->command, "r");
+    ck_assert_msg(p != NULL, "cannot run %s", q->command);
+    int found = 0;
+    while (fgets(line, sizeof line, p)) {
+        if (sscanf(line, "counted %llu", &q->counted) == 1 ||
+            sscanf(line, "most merge atomics by one work-item: %llu", &q->most) == 1)
+            found++;
+        else if (strlen(q->said) + strlen(line) < sizeof q->said)
+            strcat(q->said, line);
+    }
+    int status = pclose(p);
+    ck_assert_msg(found == 1 + watch && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                  "%s: no count (exit %d): %s", q->command,
+                  WIFEXITED(status) ? WEXITSTATUS(status) : -1, q->said);
+}
+
+/* Past 2^31 bytes an int no longer holds every byte offset. A whole run on
+ * 2 GiB takes PoCL about half a minute, so the check runs the kernel under
+ * `oclgrind --quick`, which runs only the first and the last work-group:
+ * 43 x 2^24 pixels (2 GiB and 16 MiB of bytes) in 65536 work-groups of 256,
+ * so that with the starter's loop over the pixels the last work-group counts
+ * the last pixels, whose bytes lie past 2^31. Oclgrind reports a read or a
+ * write outside the buffers, which an offset that wrapped makes. (Which
+ * pixels the two work-groups count is the kernel's choice: only what Oclgrind
+ * reports, and that the kernel ran, are checked.) */
+START_TEST(test_pixels_past_2_gib_read_inside_the_buffer)
+{
+    const unsigned long long pixels = 43ull << 24, groups = 65536, items = 256;
+    struct quick_run *q = malloc(sizeof *q);
+    ck_assert(q != NULL);
+    run_quick("--quick --global-mem-size 4294967295", pixels, groups, items, false, q);
+    ck_assert_msg(q->said[strspn(q->said, " \t\n")] == '\0',
+                  "%s: %llu pixels (%llu bytes), the first and the last work-group run: Oclgrind "
+                  "reports an error, where the pixels past 2^31 bytes are read:\n%s",
+                  q->command, pixels, 3 * pixels, q->said);
+    free(q);
+}
+END_TEST
+
+/* Red's merge is shared by the work-group, each work-item adding every
+ * get_local_size(0)-th bin; green's and blue's must be too (the task). A
+ * merge done by fewer work-items gives the same bins, one after another. The
+ * check's host counts the global atomics of each work-item (its watch). */
+static const unsigned long long merge_items[] = {64, 33};
+#define MERGE_LAUNCHES ((int)(sizeof merge_items / sizeof merge_items[0]))
+
+START_TEST(test_the_merge_is_shared_by_the_work_group)
+{
+    const unsigned long long groups = 2, items = merge_items[_i];
+    const unsigned long long share = CHANNELS * ((BINS + items - 1) / items);
+    struct quick_run *q = malloc(sizeof *q);
+    ck_assert(q != NULL);
+    run_quick("", 1000, groups, items, true, q);
+    ck_assert_msg(q->counted == 3000, "%s: counted %llu bytes of 3000", q->command, q->counted);
+    ck_assert_msg(q->most <= groups * share,
+                  "%s: one work-item made %llu atomic adds on the global bins in %llu "
+                  "work-groups of %llu, expected at most %llu per work-group (three channels' "
+                  "%d bins shared by %llu work-items, as red's are in the starter) (hint 2)",
+                  q->command, q->most, groups, items, share, BINS, items);
+    free(q);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("06_rgb_opencl", argc, argv);
+    char here[4096];
+    snprintf(here, sizeof here, "%s", argv[0]);
+    snprintf(quick_program, sizeof quick_program, "%s/rgb_histogram-quick", dirname(here));
     Suite *suite = suite_create("exercise 06: RGB histograms in OpenCL");
     /* Without an OpenCL device the program exits 77 and every check is counted as skipped. */
     TCase *counts = exercise_tcase("three histograms: the photograph and generated pixels", 1);
@@ -481,7 +582,8 @@ int main(int argc, char **argv)
     tcase_add_test(counts, test_the_photographs_three_histograms_match_reference);
     tcase_add_loop_test(counts, test_generated_pixels_of_every_size_and_kind_match_reference, 0,
                         SIZES * KINDS);
-    add_if_runnable(suite, counts, 1 + SIZES * KINDS);
+    tcase_add_test(counts, test_pixels_past_2_to_the_24_match_reference);
+    add_if_runnable(suite, counts, 2 + SIZES * KINDS);
 
     TCase *local = exercise_tcase("each channel counted in local memory", 2);
     tcase_add_test(local, test_the_kernel_keeps_three_local_histograms);
@@ -505,6 +607,25 @@ int main(int argc, char **argv)
         add_if_runnable(suite, races, RACE_LAUNCHES);
     else
         add_skipped(RACE_LAUNCHES);
+
+    TCase *past = exercise_tcase(
+        "pixels past 2 GiB, read by the first and last work-groups (oclgrind --quick)", 0);
+    tcase_set_timeout(past, 120);
+    tcase_add_test(past, test_pixels_past_2_gib_read_inside_the_buffer);
+    if (have_oclgrind())
+        add_if_runnable(suite, past, 1);
+    else
+        add_skipped(1);
+
+    TCase *merge = exercise_tcase("the merge shared by the work-group, as red's (watched under "
+                                  "Oclgrind)",
+                                  2);
+    tcase_set_timeout(merge, 120);
+    tcase_add_loop_test(merge, test_the_merge_is_shared_by_the_work_group, 0, MERGE_LAUNCHES);
+    if (have_oclgrind())
+        add_if_runnable(suite, merge, MERGE_LAUNCHES);
+    else
+        add_skipped(MERGE_LAUNCHES);
 
     TCase *sizes = exercise_tcase("every work-group size", 3);
     tcase_set_timeout(sizes, 300);

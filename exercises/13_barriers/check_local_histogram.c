@@ -7,13 +7,17 @@
  * still in local memory (the program prints how much its kernel declares) and
  * is where every byte is counted, with one atomic add (Oclgrind counts what
  * the kernel executes). Without an OpenCL device these checks are reported as
- * skipped; without Oclgrind, its two groups are.
+ * skipped; without Oclgrind, its four groups are. Past 2 GiB, and to see
+ * which work-items merge, the check runs the kernel under Oclgrind from a host
+ * of its own (check_local_histogram_quick.c).
  */
 #include "stage_checks.h"
 
 #include <inttypes.h>
+#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 /* 0 and 1 byte; 257, one past a bin per value; a size no launch divides. */
 static const size_t sizes[] = {0, 1, 257, 3000, 1000003};
@@ -24,6 +28,20 @@ START_TEST(test_matches_reference_on_every_size)
 {
     static const enum data_kind kinds[KINDS] = {DATA_UNIFORM, DATA_CONSTANT, DATA_SKEWED};
     check_matches_reference(sizes[_i / KINDS], kinds[_i % KINDS], 1300 + (uint64_t)_i, "");
+}
+END_TEST
+
+/* Past 2^24 bytes a float no longer holds every byte position: a share of the
+ * input worked out in float rounds, and the bytes at the end go uncounted.
+ * 2^24 + 1 bytes on 1024 work-items (a power of two) loses the last one; the
+ * size is this large because the mistake needs it, and takes PoCL a second. */
+static const size_t large_sizes[] = {16777217, 33554467};
+static const char *const large_launches[] = {"--blocks 4 --threads 256", "--threads 64"};
+#define LARGE_SIZES ((int)(sizeof large_sizes / sizeof large_sizes[0]))
+
+START_TEST(test_matches_reference_past_2_to_the_24)
+{
+    check_matches_reference(large_sizes[_i], DATA_UNIFORM, 1350 + (uint64_t)_i, large_launches[_i]);
 }
 END_TEST
 
@@ -125,15 +143,109 @@ START_TEST(test_no_races_under_oclgrind)
 }
 END_TEST
 
+/* ----------------------------------- the check's own host, under Oclgrind -- */
+
+static char quick_program[4096]; /* check_local_histogram_quick.c, built beside the check */
+
+struct quick_run {
+    char command[3 * 4096];
+    char said[2048]; /* what else Oclgrind and the host printed */
+    unsigned long long counted, most;
+};
+
+/* Runs the check's own host under Oclgrind (with oclgrind_flags) on the
+ * kernel beside the program, and asserts it ran and printed its counts. */
+static void run_quick(const char *oclgrind_flags, unsigned long long size,
+                      unsigned long long groups, unsigned long long items, bool watch,
+                      struct quick_run *q)
+{
+    char kernel[4096], here[4096], line[512];
+    memset(q, 0, sizeof *q);
+    snprintf(here, sizeof here, "%s", stage_program());
+    snprintf(kernel, sizeof kernel, "%s/local_histogram.cl", dirname(here));
+    snprintf(q->command, sizeof q->command, "oclgrind %s '%s' '%s' %llu %llu %llu%s 2>&1",
+             oclgrind_flags, quick_program, kernel, size, groups, items, watch ? " watch" : "");
+    FILE *p = popen(q->command, "r");
+    ck_assert_msg(p != NULL, "cannot run %s", q->command);
+    int found = 0;
+    while (fgets(line, sizeof line, p)) {
+        if (sscanf(line, "counted %llu", &q->counted) == 1 ||
+            sscanf(line, "most merge atomics by one work-item: %llu", &q->most) == 1)
+            found++;
+        else if (strlen(q->said) + strlen(line) < sizeof q->said)
+            strcat(q->said, line);
+    }
+    int status = pclose(p);
+    ck_assert_msg(found == 1 + watch && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                  "%s: no count (exit %d): %s", q->command,
+                  WIFEXITED(status) ? WEXITSTATUS(status) : -1, q->said);
+}
+
+/* Past 2^31 bytes an int no longer holds every byte position. A whole run on
+ * 2 GiB takes PoCL half a minute, so the check runs the kernel under
+ * `oclgrind --quick`, which runs only the first and the last work-group, on
+ * 2^31 + 2^24 + 5 bytes in 65536 work-groups of 256 (2^24 work-items: each
+ * walks 129 or 130 bytes). The kernel keeps the starter's loop, where
+ * work-item g counts bytes g, g + G, g + 2G, ... for G work-items in all; so
+ * the two work-groups must count exactly the bytes that loop gives them, the
+ * last ones past 2^31 included. */
+START_TEST(test_bytes_past_2_gib_counted_by_the_first_and_last_work_groups)
+{
+    const unsigned long long size = (1ull << 31) + (1ull << 24) + 5, groups = 65536, items = 256;
+    const unsigned long long global = groups * items;
+    unsigned long long expected = 0;
+    for (unsigned long long g = 0; g < global; g = g + 1 == items ? global - items : g + 1)
+        expected += g < size ? (size - g + global - 1) / global : 0;
+    struct quick_run *q = malloc(sizeof *q);
+    ck_assert(q != NULL);
+    run_quick("--quick --global-mem-size 4294967295", size, groups, items, false, q);
+    ck_assert_msg(q->counted == expected,
+                  "%s: the first and the last work-group counted %llu bytes, expected %llu, the "
+                  "bytes the starter's loop gives them up to the end of the input, past 2^31 "
+                  "too%s%s",
+                  q->command, q->counted, expected, *q->said ? "; Oclgrind says: " : "", q->said);
+    free(q);
+}
+END_TEST
+
+/* The starter's merge is shared by the work-group, each work-item adding
+ * every get_local_size(0)-th bin: it has no race and needs nothing new. A
+ * merge done by fewer work-items gives the same bins, one after another. The
+ * check's host counts the global atomics of each work-item (its watch). */
+static const unsigned long long merge_items[] = {64, 33};
+#define MERGE_LAUNCHES ((int)(sizeof merge_items / sizeof merge_items[0]))
+
+START_TEST(test_the_merge_is_shared_by_the_work_group)
+{
+    const unsigned long long groups = 2, items = merge_items[_i];
+    const unsigned long long share = (BINS + items - 1) / items; /* bins per work-item */
+    struct quick_run *q = malloc(sizeof *q);
+    ck_assert(q != NULL);
+    run_quick("", 3000, groups, items, true, q);
+    ck_assert_msg(q->counted == 3000, "%s: counted %llu bytes of 3000", q->command, q->counted);
+    ck_assert_msg(q->most <= groups * share,
+                  "%s: one work-item made %llu atomic adds on the global bins in %llu "
+                  "work-groups of %llu, expected at most %llu per work-group (%d bins shared by "
+                  "%llu work-items): the starter's merge, shared by the whole work-group, had "
+                  "no race and needed nothing new (hint 2)",
+                  q->command, q->most, groups, items, share, BINS, items);
+    free(q);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("13_barriers", argc, argv);
+    char here[4096];
+    snprintf(here, sizeof here, "%s", argv[0]);
+    snprintf(quick_program, sizeof quick_program, "%s/local_histogram-quick", dirname(here));
     Suite *suite = suite_create("exercise 13: barriers and local atomics, found with Oclgrind");
     /* Without an OpenCL device the program exits 77 and every check is counted as skipped. */
     TCase *counts = exercise_tcase("the right histogram on this device", 1);
     tcase_set_timeout(counts, 120);
     tcase_add_loop_test(counts, test_matches_reference_on_every_size, 0, SIZES * KINDS);
-    add_if_runnable(suite, counts, SIZES * KINDS);
+    tcase_add_loop_test(counts, test_matches_reference_past_2_to_the_24, 0, LARGE_SIZES);
+    add_if_runnable(suite, counts, SIZES * KINDS + LARGE_SIZES);
 
     TCase *local = exercise_tcase("the private histogram in local memory", 3);
     tcase_add_test(local, test_the_private_histogram_is_in_local_memory);
@@ -155,6 +267,25 @@ int main(int argc, char **argv)
         add_if_runnable(suite, counted, 1);
     else
         add_skipped(1);
+
+    TCase *past = exercise_tcase(
+        "bytes past 2 GiB, counted by the first and last work-groups (oclgrind --quick)", 0);
+    tcase_set_timeout(past, 120);
+    tcase_add_test(past, test_bytes_past_2_gib_counted_by_the_first_and_last_work_groups);
+    if (have_oclgrind())
+        add_if_runnable(suite, past, 1);
+    else
+        add_skipped(1);
+
+    TCase *merge = exercise_tcase("the merge still shared by the work-group (watched under "
+                                  "Oclgrind)",
+                                  2);
+    tcase_set_timeout(merge, 120);
+    tcase_add_loop_test(merge, test_the_merge_is_shared_by_the_work_group, 0, MERGE_LAUNCHES);
+    if (have_oclgrind())
+        add_if_runnable(suite, merge, MERGE_LAUNCHES);
+    else
+        add_skipped(MERGE_LAUNCHES);
 
     TCase *sizes_tc = exercise_tcase("every work-group size", 3);
     tcase_set_timeout(sizes_tc, 120);
