@@ -86,6 +86,26 @@ static int favoured(const struct stage *stage, const struct options *opt)
     return (int)per_sm;
 }
 
+/* --times T1,...,T7, or false when not given: the kernel-only times the
+ * sweep reads instead of its measurements, in its order (milliseconds, each
+ * above 0), so that the check can make two grids nearly tie. */
+static bool given_times(const struct stage *stage, const struct options *opt, double times[SWEEP])
+{
+    const char *text = opt->stage_values[2];
+    if (!text)
+        return false;
+    for (int n = 0; n < SWEEP; n++) {
+        char *end;
+        times[n] = strtod(text, &end);
+        if (end == text || !(times[n] > 0 && times[n] < 1e9) ||
+            *end != (n < SWEEP - 1 ? ',' : '\0'))
+            usage_error(stage, "--times: 7 kernel times in milliseconds, each above 0, "
+                               "separated by commas (1 to 64 blocks per SM, in order)");
+        text = end + 1;
+    }
+    return true;
+}
+
 /* Times the kernel on blocks_per_sm blocks per SM and adds it to the sweep. */
 static void time_grid(const struct stage *stage, const struct options *opt, const struct gpu *gpu,
                       const struct input *in, int blocks_per_sm, struct sweep *s)
@@ -114,6 +134,9 @@ static void time_grid(const struct stage *stage, const struct options *opt, cons
     long long tick_ms = stage_option_number(stage, opt, 1, 1, 1000000, 0);
     if (tick_ms)
         t.kernel_ms = ceil(t.kernel_ms / tick_ms) * tick_ms;
+    double times[SWEEP];
+    if (given_times(stage, opt, times)) /* --times: read, not measured */
+        t.kernel_ms = times[n];
     snprintf(s->names[n], sizeof s->names[n], "blocks-per-sm-%d", blocks_per_sm);
     s->results[n] = {.impl = s->names[n],
                      .device = gpu->name,
@@ -138,6 +161,9 @@ int main(int argc, char **argv)
         {"--tick", "MS",
          "for the check: every kernel-only time rounded up to a whole number of MS milliseconds, "
          "as a coarse clock would read it, so that grids tie"},
+        {"--times", "T1,...,T7",
+         "for the check: the 7 grids' kernel-only times read as these (ms), not as measured, so "
+         "that two grids can nearly tie"},
         {NULL, NULL, NULL}};
     const struct stage stage = {.dir = "04_block_tuning",
                                 .program = "block_tuning",
@@ -148,8 +174,10 @@ int main(int argc, char **argv)
     if (opt.blocks || opt.blocks_per_sm) /* before open_gpu: a usage error needs no GPU */
         usage_error(&stage, "--blocks, --blocks-per-sm: this program tries every grid itself; "
                             "--threads sets the block size");
-    favoured(&stage, &opt); /* a bad --favour or --tick, too */
+    favoured(&stage, &opt); /* a bad --favour, --tick or --times, too */
     stage_option_number(&stage, &opt, 1, 1, 1000000, 0);
+    double times[SWEEP];
+    given_times(&stage, &opt, times);
     struct gpu gpu = open_gpu(&stage);
     struct input in = make_input(&stage, &opt);
 

@@ -248,6 +248,24 @@ START_TEST(test_a_tie_goes_to_the_smaller_grid)
 }
 END_TEST
 
+/* Nearly a tie: --times makes 2 blocks per SM 0.5% faster than 1, every other
+ * grid slower. The best is the fastest row, by any margin: a rule that calls
+ * times within some percent a tie and keeps the smaller grid names another. */
+START_TEST(test_a_near_tie_goes_to_the_faster_grid)
+{
+    char args[256];
+    struct row rows[GRIDS + 1];
+    struct best b;
+    int count = run_sweep("--size 1M --times 1,0.995,2,2,2,2,2", args, sizeof args, rows, &b);
+    check_rows(args, rows, count);
+    ck_assert_msg(strcmp(b.impl, "blocks-per-sm-2") == 0,
+                  "%s: blocks-per-sm-2 read 0.995 ms against 1 ms for blocks-per-sm-1, so "
+                  "expected the best to be blocks-per-sm-2 (the fastest, by any margin), got %s",
+                  args, b.impl);
+    check_best(args, rows, count, &b);
+}
+END_TEST
+
 START_TEST(test_the_report_ends_with_the_best)
 {
     const char *args = "--size 1M --reps 2";
@@ -277,10 +295,12 @@ END_TEST
 
 START_TEST(test_grid_options_are_usage_errors)
 {
-    static const char *const refused[] = {"--blocks 8 --size 1K", "--blocks-per-sm 8 --size 1K",
-                                          "--favour 3 --size 1K", "--favour 128 --size 1K",
-                                          "--tick 0 --size 1K",   "--tick x --size 1K"};
-    for (int i = 0; i < 6; i++) {
+    static const char *const refused[] = {
+        "--blocks 8 --size 1K",  "--blocks-per-sm 8 --size 1K",
+        "--favour 3 --size 1K",  "--favour 128 --size 1K",
+        "--tick 0 --size 1K",    "--tick x --size 1K",
+        "--times 1,2 --size 1K", "--times 1,1,1,1,1,1,0 --size 1K"};
+    for (int i = 0; i < (int)(sizeof refused / sizeof refused[0]); i++) {
         struct stage_output o;
         run_stage(refused[i], &o);
         ck_assert_msg(o.exit_status == EXIT_USAGE, "%s: expected exit 2 (bad usage), got %s",
@@ -312,7 +332,8 @@ int main(int argc, char **argv)
     tcase_add_loop_test(best, test_the_best_is_the_fastest_row, 0, SWEEPS);
     tcase_add_loop_test(best, test_the_best_follows_the_measurements, 0, FAVOURED);
     tcase_add_test(best, test_a_tie_goes_to_the_smaller_grid);
-    add_if_runnable(suite, best, SWEEPS + FAVOURED + 1);
+    tcase_add_test(best, test_a_near_tie_goes_to_the_faster_grid);
+    add_if_runnable(suite, best, SWEEPS + FAVOURED + 2);
 
     TCase *report = exercise_tcase("the report, and every grid on every size and kind", 1);
     tcase_add_test(report, test_the_report_ends_with_the_best);
