@@ -183,7 +183,8 @@ START_TEST(test_spline_bins_splits_every_chosen_key_as_the_readme_says)
 END_TEST
 
 /* What the program checks itself with spline_bins' own items: at most
- * spline_bins::outputs from an item of 4 keys (the library's contract), every
+ * spline_bins::outputs from an item of 4 keys (the library's contract), and
+ * exactly that many from 4 keys that each split in three (the most), every
  * bin below bins(), and nothing for an item's keys past the input's end. */
 START_TEST(test_spline_bins_items_keep_the_librarys_contract)
 {
@@ -193,6 +194,7 @@ START_TEST(test_spline_bins_items_keep_the_librarys_contract)
                   meaning(r.status), r.err);
     says_yes(&r, args, "spline_bins: every bin it emits below bins()");
     says_yes(&r, args, "spline_bins: at most outputs");
+    says_yes(&r, args, "spline_bins: outputs (");
     says_yes(&r, args, "spline_bins: nothing for an item's keys past the input's last");
     says_yes(&r, args, "spline_bins: a key between the end bins");
     says_yes(&r, args, "spline_bins: a key in an end bin");

@@ -160,11 +160,13 @@ static const char *pairs_text(char *text, size_t size, const unsigned *bin, cons
     return text;
 }
 
-enum { BETWEEN, ENDS, OUTSIDE, BELOW_BINS, PER_ITEM, PADDING, OUTPUT_CHECKS };
+enum { BETWEEN, ENDS, OUTSIDE, BELOW_BINS, PER_ITEM, REACHED, PADDING, OUTPUT_CHECKS };
 
 /* Keys to try on range r: an edge, a quarter, the centre and three quarters
- * of the first two bins, the middle one and the last two; the range's ends
- * and just inside or outside them; 0, a negative, NaN and the infinities. */
+ * of the first two bins, the middle one and the last two; a hundredth of a
+ * bin past the middle bin's edges (a share of a few hundred-thousandths);
+ * the range's ends and just inside or outside them; 0, a negative, NaN and
+ * the infinities. */
 static int keys_to_try(const key_range &r, float *key)
 {
     const unsigned some[] = {0, 1, r.bins / 2, r.bins - 2, r.bins - 1};
@@ -174,6 +176,8 @@ static int keys_to_try(const key_range &r, float *key)
         for (double at = 0; at < 1 && some[s] < r.bins && (s == 0 || some[s] > some[s - 1]);
              at += 0.25)
             key[count++] = (float)(r.lo + (some[s] + at) * width);
+    for (double at : {0.01, 0.99})
+        key[count++] = (float)(r.lo + (r.bins / 2 + at) * width);
     const float ends[] = {r.lo,     nextafterf(r.lo, -INFINITY),
                           r.hi,     nextafterf(r.hi, -INFINITY),
                           0.0f,     -0.0f,
@@ -190,17 +194,20 @@ static int keys_to_try(const key_range &r, float *key)
  * returns how many say no. */
 static int transform_checks(bool print)
 {
-    /* the last is far from 0: a key's place there must not come from two large products */
-    const key_range ranges[] = {key_range_of(0, 1, 10),        key_range_of(-1.5f, 2.5f, 8),
-                                key_range_of(0, 1, 1),         key_range_of(-1, 1, 2),
-                                key_range_of(0.1f, 0.7f, 6),   key_range_of(0, 1, 1000),
-                                key_range_of(1000, 1001, 1000)};
+    /* the last two are far from 0: a key's place there must not come from two large
+     * products, nor from lo x scale rounded (exact for the first, not for the second) */
+    const key_range ranges[] = {
+        key_range_of(0, 1, 10),         key_range_of(-1.5f, 2.5f, 8),
+        key_range_of(0, 1, 1),          key_range_of(-1, 1, 2),
+        key_range_of(0.1f, 0.7f, 6),    key_range_of(0, 1, 1000),
+        key_range_of(1000, 1001, 1000), key_range_of(1000.3f, 1001.3f, 1000)};
     char why[OUTPUT_CHECKS][512] = {};
+    int most_from_four = 0;
     char got_text[256], want_text[160];
     for (const key_range &r : ranges) {
         const spline_bins t = {r};
         const double tol = split_tolerance(r.bins);
-        float key[32];
+        float key[40];
         int keys = keys_to_try(r, key);
         for (int k = 0; k < keys; k++) {
             recorder got = {};
@@ -242,6 +249,16 @@ static int transform_checks(bool print)
             snprintf(why[PER_ITEM], sizeof why[PER_ITEM],
                      "[%g, %g) in %u bins, an item of 4 keys inside: %d outputs", r.lo, r.hi,
                      r.bins, whole.count);
+        /* outputs is the most an item emits, not only a bound: 4 keys of the bins between
+         * the end bins, none on a bin's edge, each split in three */
+        if (r.bins >= 5) {
+            recorder four = {};
+            t(keys_in{NULL, 4},
+              make_float4(r.lo + 1.4 * width, r.lo + (r.bins / 2 + 0.2) * width,
+                          r.lo + (r.bins / 2 + 0.7) * width, r.lo + (r.bins - 1.5) * width),
+              0, four);
+            most_from_four = four.count > most_from_four ? four.count : most_from_four;
+        }
         /* the padding's test, apart from the split: key 4's outputs alone, as yours gives them */
         recorder alone = {};
         t(keys_in{NULL, 5}, item, 1, cut);
@@ -255,8 +272,15 @@ static int transform_checks(bool print)
                      "padding): %d outputs, where key 4 alone gives %d",
                      r.lo, r.hi, r.bins, cut.count, alone.count);
     }
-    char per_item[64];
+    if (most_from_four != spline_bins::outputs && !why[REACHED][0])
+        snprintf(why[REACHED], sizeof why[REACHED],
+                 "the most an item of 4 keys between the end bins emitted was %d", most_from_four);
+    char per_item[64], reached[96];
     snprintf(per_item, sizeof per_item, "at most outputs (%d) from an item of 4 keys",
+             spline_bins::outputs);
+    snprintf(reached, sizeof reached,
+             "outputs (%d) is what an item of 4 keys between the end "
+             "bins emits",
              spline_bins::outputs);
     const char *const checks[OUTPUT_CHECKS] = {
         "a key between the end bins: its 1 split among its three nearest bins",
@@ -264,6 +288,7 @@ static int transform_checks(bool print)
         "a key outside [lo, hi), NaN or infinite: nothing",
         "every bin it emits below bins()",
         per_item,
+        reached,
         "nothing for an item's keys past the input's last"};
     int failed = 0;
     for (int c = 0; c < OUTPUT_CHECKS; c++) {
