@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #define MOST_ITEMS 256
-#define MOST_FILES 32 /* results files one chapter links */
+#define MOST_FILES 96 /* results files one chapter links */
 
 /* A piece of a chapter to check: a quote, an output block or a whole chapter. */
 struct item {
