@@ -1,0 +1,564 @@
+/*
+ * check_lost_updates.c - exercise 20 runs a schedule of threads that each add
+ * 1 to one counter with a plain ++: a load, an add in a register, a store. The
+ * check runs the program on schedules worked out by hand, then on random
+ * schedules of its own: first laws that any right run keeps, then the same
+ * schedules run here, by another method, for the final count and for whose
+ * adds were lost. Then the program's own random schedules, which must lose
+ * none with one thread and more with more threads, and the refusals.
+ */
+#include "stage_checks.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MOST_THREADS 32  /* in the check's schedules */
+#define MOST_STEPS   768 /* 3 x 8 threads x 32 adds: fits the check's command line */
+
+/* ----------------------------------------------------- one schedule a run -- */
+
+struct run_counts {
+    long final, lost, increments;
+    int threads;
+    long by_thread[MOST_THREADS];
+};
+
+/* The program's counts for args, which hold --schedule. */
+static struct run_counts run_args(const char *args)
+{
+    struct stage_output o;
+    run_stage(args, &o);
+    ck_assert_msg(o.exit_status == 0, "%.300s: %s, expected exit 0; stderr: %s", args,
+                  exit_meaning(&o), o.err);
+    struct run_counts r = {0};
+    const char *final = strstr(o.out, "\nfinal:"), *lost = strstr(o.out, "\nlost:"),
+               *by = strstr(o.out, "\nby thread:"), *sched = strstr(o.out, "\nschedule:");
+    long steps = 0, adds = 0;
+    ck_assert_msg(sched && sscanf(sched + 1, "schedule: %ld steps: %d %*s x %ld", &steps,
+                                  &r.threads, &adds) == 3,
+                  "%.300s: no 'schedule: S steps: T threads x N adds' line: %.400s", args, o.out);
+    ck_assert_msg(final && sscanf(final + 1, "final: %ld", &r.final) == 1,
+                  "%.300s: no 'final: F' line: %.400s", args, o.out);
+    ck_assert_msg(lost && sscanf(lost + 1, "lost: %ld of %ld", &r.lost, &r.increments) == 2,
+                  "%.300s: no 'lost: L of I increments' line: %.400s", args, o.out);
+    ck_assert_msg(r.threads >= 1 && r.threads <= MOST_THREADS, "%.300s: %d threads", args,
+                  r.threads);
+    ck_assert_msg(by, "%.300s: no 'by thread:' line: %.400s", args, o.out);
+    const char *p = by + strlen("\nby thread:");
+    for (int t = 0; t < r.threads; t++) {
+        char *end;
+        r.by_thread[t] = strtol(p, &end, 10);
+        ck_assert_msg(end != p, "%.300s: the 'by thread:' line has fewer than %d numbers: %.200s",
+                      args, r.threads, by + 1);
+        p = end;
+    }
+    ck_assert_msg(r.increments == r.threads * adds && r.lost == r.increments - r.final,
+                  "%.300s: the program's own lines disagree (given code changed?): %.400s", args,
+                  o.out);
+    return r;
+}
+
+/* The same for a schedule held as numbers. */
+static struct run_counts run_steps(const int *step, long steps, char *args, size_t size)
+{
+    snprintf(args, size, "--schedule ");
+    for (long s = 0; s < steps; s++)
+        snprintf(args + strlen(args), size - strlen(args), "%s%d", s ? "," : "", step[s]);
+    return run_args(args);
+}
+
+/* Each answer worked out by hand: load, add, store, step by step. */
+struct known {
+    const char *args;
+    long final;
+    long by_thread[MOST_THREADS]; /* each thread's adds lost */
+    const char *why;
+};
+
+#define ROUND_OF_4 "0,1,2,3,0,1,2,3,0,1,2,3"
+#define WARP_3                                                                                     \
+    "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31"
+static const struct known known[] = {
+    {"--schedule 0,0,0", 1, {0}, "one thread, one add: load 0, add, store 1"},
+    {"--schedule 0,0,0,0,0,0,0,0,0", 3, {0}, "one thread never loses: 3 adds make 3"},
+    {"--schedule 0,0,0,1,1,1", 2, {0, 0}, "thread 1 loads after thread 0 stores: nothing lost"},
+    {"--schedule 0,1,0,0,1,1",
+     1,
+     {1, 0},
+     "both load 0 before either stores; both store 1, thread 1 last: thread 0's add is lost"},
+    {"--schedule 0,1,1,1,0,0",
+     1,
+     {0, 1},
+     "thread 0 loads 0, thread 1 stores 1, thread 0 stores 1 over it: thread 1's add is lost"},
+    {"--schedule 0,0,1,0,1,1",
+     1,
+     {1, 0},
+     "thread 1 loads 0 after thread 0's add, before its store: both store 1, thread 0's add "
+     "is lost"},
+    {"--schedule 1,0,0,0,1,1",
+     1,
+     {1, 0},
+     "thread 1 loads 0, thread 0 adds whole (1), thread 1 stores 1 over it: thread 0 finished "
+     "first and still lost"},
+    {"--schedule 0,0,0,1,2,1,1,2,2",
+     2,
+     {0, 1, 0},
+     "thread 0 makes 1; threads 1 and 2 both load 1 and store 2, thread 2 last: thread 1's add "
+     "is lost"},
+    {"--schedule " ROUND_OF_4 "," ROUND_OF_4 "," ROUND_OF_4,
+     3,
+     {3, 3, 3, 0},
+     "4 threads, 3 rounds, each round every thread loads before any stores: 1 a round, T - 1 = "
+     "3 lost a round; thread 3 stores last each round"},
+    {"--schedule 0,1,2,0,1,2,2,1,0,0,1,2,0,1,2,2,1,0",
+     2,
+     {0, 2, 2},
+     "3 threads, 2 rounds of every load before any store, stored last by thread 0: 2 lost a "
+     "round"},
+    {"--schedule " WARP_3 "," WARP_3 "," WARP_3,
+     1,
+     {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+      1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0},
+     "32 threads in step, as a warp: every load, then every add, then every store: 31 of 32 "
+     "lost"},
+    {"--schedule 0,1,1,1,1,1,1,0,0,0,0,0",
+     2,
+     {0, 2},
+     "thread 0 loads 0, thread 1 makes 2, thread 0 stores 1 over it (the count goes down), "
+     "then makes 2: both of thread 1's adds are lost"},
+    {"--schedule 0,1,1,1,1,1,1,0,0,1,0,0,0,0,0,0,1,1",
+     2,
+     {2, 2},
+     "2 threads of 3 adds can end at 2: thread 0 stores 1 over thread 1's 2, thread 1 loads "
+     "that 1, thread 0 makes 3, thread 1 stores 2 over it"},
+    {"--threads 3 --schedule 2,2,2,0,0,0,1,1,1",
+     3,
+     {0, 0, 0},
+     "three threads one after another, thread 2 first: nothing lost"},
+    {"--adds 2 --schedule 0,0,1,1,0,1,0,0,1,0,1,1",
+     2,
+     {2, 0},
+     "2 threads of 2 adds, each add overlapping the other thread's: both load 0 and store 1, "
+     "thread 1 last; both load thread 1's 1 and store 2, thread 1 last: both of thread 0's adds "
+     "are lost"},
+};
+#define KNOWN ((int)(sizeof known / sizeof known[0]))
+
+START_TEST(test_hand_schedules_end_at_known_counts)
+{
+    const struct known *k = &known[_i];
+    struct run_counts r = run_args(k->args);
+    ck_assert_msg(r.final == k->final, "%s: final %ld, expected %ld: %s", k->args, r.final,
+                  k->final, k->why);
+}
+END_TEST
+
+/* ------------------------------------------------------- random schedules -- */
+
+/* A small generator of the check's own (splitmix64): the same schedules every run. */
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+static int below(uint64_t *state, int n)
+{
+    return (int)(next_random(state) % (uint64_t)n);
+}
+
+static void shuffle(int *a, int n, uint64_t *state)
+{
+    for (int i = n - 1; i > 0; i--) {
+        int j = below(state, i + 1), keep = a[i];
+        a[i] = a[j], a[j] = keep;
+    }
+}
+
+/* The kinds of schedule the laws are tried on. */
+enum kind {
+    ONE_THREAD, /* one thread: nothing to race with */
+    IN_TURN,    /* threads in a random order, each runs all its adds: nothing lost */
+    ROUNDS,     /* rounds, each every thread's one add, the steps of a round mixed at random */
+    LOADS_FIRST /* rounds in which every thread loads, then adds, then stores */
+};
+static const char *const kind_names[] = {"one thread", "threads in turn",
+                                         "rounds of one add a thread", "rounds of loads first"};
+#define KINDS 4
+
+struct schedule {
+    int step[MOST_STEPS];
+    long steps;
+    int threads;
+    long adds;
+};
+
+static void make_schedule(enum kind kind, uint64_t seed, struct schedule *s)
+{
+    uint64_t state = seed;
+    s->threads = kind == ONE_THREAD ? 1 : 2 + below(&state, 7);
+    s->adds = 1 + below(&state, kind == ONE_THREAD ? 200 : 32);
+    s->steps = 0;
+    int order[3 * 8];
+    if (kind == ONE_THREAD) {
+        for (long i = 0; i < 3 * s->adds; i++)
+            s->step[s->steps++] = 0;
+    } else if (kind == IN_TURN) {
+        for (int t = 0; t < s->threads; t++)
+            order[t] = t;
+        shuffle(order, s->threads, &state);
+        for (int t = 0; t < s->threads; t++)
+            for (long i = 0; i < 3 * s->adds; i++)
+                s->step[s->steps++] = order[t];
+    } else {
+        for (long round = 0; round < s->adds; round++) {
+            if (kind == ROUNDS) { /* each thread's 3 steps, in a random order */
+                for (int i = 0; i < 3 * s->threads; i++)
+                    order[i] = i % s->threads;
+                shuffle(order, 3 * s->threads, &state);
+                for (int i = 0; i < 3 * s->threads; i++)
+                    s->step[s->steps++] = order[i];
+            } else { /* every load, then every add, then every store, each in a random order */
+                for (int phase = 0; phase < 3; phase++) {
+                    for (int t = 0; t < s->threads; t++)
+                        order[t] = t;
+                    shuffle(order, s->threads, &state);
+                    for (int t = 0; t < s->threads; t++)
+                        s->step[s->steps++] = order[t];
+                }
+            }
+        }
+    }
+}
+
+/* A schedule with no pattern: each step by a thread drawn from those not finished. */
+static void any_schedule(uint64_t seed, struct schedule *s)
+{
+    uint64_t state = seed;
+    s->threads = 1 + below(&state, 8);
+    s->adds = 1 + below(&state, 96 / s->threads);
+    long left[8];
+    int running[8], count = s->threads;
+    for (int t = 0; t < s->threads; t++)
+        left[t] = 3 * s->adds, running[t] = t;
+    for (s->steps = 0; count > 0; s->steps++) {
+        int pick = below(&state, count), t = running[pick];
+        s->step[s->steps] = t;
+        if (--left[t] == 0)
+            running[pick] = running[--count];
+    }
+}
+
+#define LAW_RUNS 6 /* of each kind */
+
+START_TEST(test_random_schedules_keep_the_laws)
+{
+    enum kind kind = (enum kind)(_i % KINDS);
+    struct schedule s;
+    make_schedule(kind, 100 + (uint64_t)_i, &s);
+    char args[8192];
+    struct run_counts r = run_steps(s.step, s.steps, args, sizeof args);
+    long n = s.adds, all = s.threads * s.adds;
+    switch (kind) {
+    case ONE_THREAD:
+        ck_assert_msg(r.final == n,
+                      "%.200s...: final %ld, expected %ld: one thread (%s) has "
+                      "nothing to race with, and loses no add",
+                      args, r.final, n, kind_names[kind]);
+        break;
+    case IN_TURN:
+        ck_assert_msg(r.final == all,
+                      "%.200s...: final %ld, expected %ld: %d threads in turn, "
+                      "each loading after the one before stored, lose nothing",
+                      args, r.final, all, s.threads);
+        break;
+    case ROUNDS:
+        ck_assert_msg(r.final >= n && r.final <= all,
+                      "%.200s...: final %ld, expected %ld to %ld: in each of the %ld rounds every "
+                      "one of %d threads makes one add, so a round adds at least 1 and at most %d",
+                      args, r.final, n, all, n, s.threads, s.threads);
+        break;
+    case LOADS_FIRST:
+        ck_assert_msg(r.final == n,
+                      "%.200s...: final %ld, expected %ld: in each of the %ld rounds all %d "
+                      "threads load before any stores, so they all store the same count + 1: "
+                      "%d lost a round",
+                      args, r.final, n, n, s.threads, s.threads - 1);
+        break;
+    }
+}
+END_TEST
+
+/* The check's own run, by another method: a log of the stores, each with the
+ * count it wrote and the store its load read (-1: the 0 the counter starts at).
+ * A store's count is 1 more than the one it read; the final count is the last
+ * store's, and the stores it was built on are found by going back through the
+ * log from the last store. */
+static long reference_run(const struct schedule *s, long by_thread[MOST_THREADS])
+{
+    struct store {
+        int thread;
+        long wrote, read;
+    } log[MOST_STEPS / 3];
+    long stores = 0, last = -1;                        /* last: the store the counter holds */
+    long read[MOST_THREADS], done[MOST_THREADS] = {0}; /* each thread's load, its steps */
+    for (long i = 0; i < s->steps; i++) {
+        int t = s->step[i];
+        int phase = (int)(done[t]++ % 3);
+        if (phase == 0)
+            read[t] = last;
+        else if (phase == 2) {
+            log[stores] = (struct store){t, read[t] < 0 ? 1 : log[read[t]].wrote + 1, read[t]};
+            last = stores++;
+        }
+    }
+    for (int t = 0; t < s->threads; t++)
+        by_thread[t] = s->adds;
+    for (long at = last; at >= 0; at = log[at].read)
+        by_thread[log[at].thread]--;
+    return last < 0 ? 0 : log[last].wrote;
+}
+
+#define ANY_RUNS 40
+
+START_TEST(test_random_schedules_end_where_the_check_does)
+{
+    struct schedule s;
+    any_schedule(500 + (uint64_t)_i, &s);
+    long expected_by_thread[MOST_THREADS];
+    long expected = reference_run(&s, expected_by_thread);
+    char args[8192];
+    struct run_counts r = run_steps(s.step, s.steps, args, sizeof args);
+    ck_assert_msg(r.final == expected,
+                  "%.400s: final %ld, expected %ld (%d threads x %ld adds, run here step by step)",
+                  args, r.final, expected, s.threads, s.adds);
+}
+END_TEST
+
+/* ------------------------------------------------- whose adds were lost -- */
+
+static void assert_by_thread(const char *args, const struct run_counts *r, const long *expected,
+                             const char *why)
+{
+    char got[512] = "", want[512] = "";
+    bool same = true;
+    for (int t = 0; t < r->threads; t++) {
+        snprintf(got + strlen(got), sizeof got - strlen(got), " %ld", r->by_thread[t]);
+        snprintf(want + strlen(want), sizeof want - strlen(want), " %ld", expected[t]);
+        same &= r->by_thread[t] == expected[t];
+    }
+    ck_assert_msg(same, "%.300s: by thread:%s, expected%s: %s", args, got, want, why);
+}
+
+START_TEST(test_hand_schedules_lose_known_adds)
+{
+    const struct known *k = &known[_i];
+    struct run_counts r = run_args(k->args);
+    assert_by_thread(k->args, &r, k->by_thread, k->why);
+}
+END_TEST
+
+START_TEST(test_lost_adds_add_up_and_match_the_check)
+{
+    struct schedule s;
+    if (_i < LAW_RUNS * KINDS)
+        make_schedule((enum kind)(_i % KINDS), 100 + (uint64_t)_i, &s);
+    else
+        any_schedule(500 + (uint64_t)(_i - LAW_RUNS * KINDS), &s);
+    char args[8192];
+    struct run_counts r = run_steps(s.step, s.steps, args, sizeof args);
+    long sum = 0;
+    for (int t = 0; t < r.threads; t++) {
+        ck_assert_msg(r.by_thread[t] >= 0 && r.by_thread[t] <= s.adds,
+                      "%.300s: by thread: thread %d lost %ld of its %ld adds", args, t,
+                      r.by_thread[t], s.adds);
+        sum += r.by_thread[t];
+    }
+    ck_assert_msg(sum == r.lost,
+                  "%.300s: by thread: the threads' lost adds sum to %ld, but %ld were lost (%ld "
+                  "adds, final %ld): each lost increment is one thread's add",
+                  args, sum, r.lost, r.increments, r.final);
+    long expected[MOST_THREADS];
+    reference_run(&s, expected);
+    assert_by_thread(args, &r, expected,
+                     "the adds that the final count is not built on, store on store, down to 0");
+}
+END_TEST
+
+/* ----------------------------------------- the program's random schedules -- */
+
+struct random_line {
+    int threads;
+    long adds, increments;
+    double final, lost, fraction;
+};
+
+/* Every 'random:' line of a run, in order; returns how many. */
+static int read_random(const char *args, struct random_line *line, int most)
+{
+    struct stage_output o;
+    run_stage(args, &o);
+    ck_assert_msg(o.exit_status == 0, "%s: %s, expected exit 0; stderr: %s", args, exit_meaning(&o),
+                  o.err);
+    int n = 0;
+    for (const char *p = strstr(o.out, "\nrandom:"); p && n < most;
+         p = strstr(p + 1, "\nrandom:")) {
+        struct random_line *l = &line[n];
+        ck_assert_msg(sscanf(p + 1,
+                             "random: %d threads x %ld adds: final %lf, lost %lf of %ld on "
+                             "average, mean lost fraction %lf",
+                             &l->threads, &l->adds, &l->final, &l->lost, &l->increments,
+                             &l->fraction) == 6,
+                      "%s: a 'random:' line not as the given code prints it: %.200s", args, p + 1);
+        ck_assert_msg(l->increments == l->threads * l->adds &&
+                          l->final + l->lost > l->increments - 0.002 &&
+                          l->final + l->lost < l->increments + 0.002,
+                      "%s: the given code's arithmetic disagrees: %.200s", args, p + 1);
+        n++;
+    }
+    return n;
+}
+
+START_TEST(test_program_schedules_one_thread_loses_none_more_lose_more)
+{
+    struct random_line line[8];
+    ck_assert_int_eq(read_random("--threads 1 --adds 500 --trials 20 --seed 5", line, 8), 1);
+    ck_assert_msg(line[0].final == 500 && line[0].fraction == 0,
+                  "--threads 1 --adds 500: final %.3f, mean lost fraction %.6f; expected 500 and "
+                  "0: one thread never loses an add",
+                  line[0].final, line[0].fraction);
+    static const char *const runs[] = {"--threads 2 --adds 200 --trials 200 --seed 3",
+                                       "--threads 4 --adds 200 --trials 200 --seed 3",
+                                       "--threads 8 --adds 200 --trials 200 --seed 3",
+                                       "--threads 32 --adds 200 --trials 200 --seed 3"};
+    double before = 0;
+    for (int i = 0; i < 4; i++) {
+        ck_assert_int_eq(read_random(runs[i], line, 8), 1);
+        ck_assert_msg(line[0].fraction > before && line[0].fraction < 1,
+                      "%s: mean lost fraction %.6f, expected more than %.6f (fewer threads) and "
+                      "less than 1: more threads on one counter lose more, but the last store "
+                      "always counts",
+                      runs[i], line[0].fraction, before);
+        before = line[0].fraction;
+    }
+}
+END_TEST
+
+START_TEST(test_make_run_shows_the_hand_schedules_and_the_sweep)
+{
+    struct stage_output o;
+    run_stage("--adds 100 --trials 20", &o);
+    ck_assert_msg(o.exit_status == 0, "--adds 100 --trials 20: %s; stderr: %s", exit_meaning(&o),
+                  o.err);
+    static const long finals[] = {3, 2, 1, 1, 2, 1};
+    int n = 0;
+    for (const char *p = strstr(o.out, "\nschedule:"); p && n < 6;
+         p = strstr(p + 1, "\nschedule:"), n++) {
+        long final = -1;
+        sscanf(p + 1, "schedule: final %ld", &final);
+        ck_assert_msg(final == finals[n], "hand schedule %d: final %ld, expected %ld: %.150s",
+                      n + 1, final, finals[n], p + 1);
+    }
+    ck_assert_msg(n == 6, "%d 'schedule:' lines, expected 6: %.400s", n, o.out);
+    struct random_line line[8];
+    int lines = read_random("--adds 100 --trials 20", line, 8);
+    ck_assert_msg(lines == 6, "%d 'random:' lines, expected 6 (1 to 32 threads)", lines);
+    ck_assert_msg(line[0].fraction == 0, "1 thread: mean lost fraction %.6f, expected 0",
+                  line[0].fraction);
+    for (int i = 1; i < 6; i++)
+        ck_assert_msg(line[i].fraction > line[i - 1].fraction,
+                      "%d threads: mean lost fraction %.6f, not more than %d threads' %.6f",
+                      line[i].threads, line[i].fraction, line[i - 1].threads, line[i - 1].fraction);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- usage -- */
+
+/* Schedules that are not whole: exit 2, and a first line that says why. */
+static const struct {
+    const char *args, *says;
+} bad_schedules[] = {
+    {"--threads 2 --schedule 0,2,1", "out of range"},
+    {"--threads 2 --schedule 0,1,0,0,1,1,1,1,0,0,0,1,0,1,1,0,0,7", "out of range"},
+    {"--adds 1 --schedule 0,0,0,0,1,1", "has finished"},
+    {"--schedule 0,0,0,0,0,0,0,1,1", "has finished"},
+    {"--adds 1 --schedule 0,1,0,0,1,1,0,0,0", "too long"},
+    {"--schedule 0,1,0,0,1", "too short"},
+    {"--threads 3 --schedule 0,0,0,1,1,1", "too short"},
+    {"--schedule 0,-1", "thread ids"},
+    {"--schedule 0,1024", "thread ids"},
+    {"--schedule 0,,1", "thread ids"},
+    {"--schedule 0,", "thread ids"},
+    {"--schedule x", "thread ids"},
+};
+#define BAD_SCHEDULES ((int)(sizeof bad_schedules / sizeof bad_schedules[0]))
+
+START_TEST(test_bad_schedules_exit_2_with_a_reason)
+{
+    struct stage_output o;
+    run_stage(bad_schedules[_i].args, &o);
+    ck_assert_msg(o.exit_status == EXIT_USAGE, "%s: %s, expected exit 2 (bad usage)",
+                  bad_schedules[_i].args, exit_meaning(&o));
+    size_t first = strcspn(o.err, "\n");
+    ck_assert_msg(strncmp(o.err, "lost_updates: ", 14) == 0 &&
+                      strstr(o.err, bad_schedules[_i].says) &&
+                      strstr(o.err, bad_schedules[_i].says) < o.err + first,
+                  "%s: expected a first line 'lost_updates: ...%s...'; stderr: %.300s",
+                  bad_schedules[_i].args, bad_schedules[_i].says, o.err);
+}
+END_TEST
+
+static const char *const bad_usage[] = {
+    "--schedule",
+    "--threads 0",
+    "--threads 1025",
+    "--adds 0",
+    "--adds 1000001",
+    "--trials 0",
+    "--schedule 0,0,0 --trials 5",
+    "--threads 1024 --adds 2000",
+    "--threads 100 --adds 10000 --trials 1000",
+    "--size 1M",
+    "--data constant",
+    "--csv",
+    "--print-bins",
+};
+#define BAD_USAGE ((int)(sizeof bad_usage / sizeof bad_usage[0]))
+
+int main(int argc, char **argv)
+{
+    set_stage("20_lost_updates", argc, argv);
+    set_run_time_limit(20); /* a loop that never ends is reported, not waited for */
+    Suite *suite = suite_create("exercise 20: increments lost by a plain ++, step by step");
+    TCase *hand = exercise_tcase("hand schedules end at known counts", 1);
+    tcase_add_loop_test(hand, test_hand_schedules_end_at_known_counts, 0, KNOWN);
+    add_tcase(suite, hand, KNOWN);
+    TCase *laws = exercise_tcase("random schedules: one thread loses none, in turn none, a round "
+                                 "of loads first all but one",
+                                 2);
+    tcase_add_loop_test(laws, test_random_schedules_keep_the_laws, 0, LAW_RUNS * KINDS);
+    add_tcase(suite, laws, LAW_RUNS * KINDS);
+    TCase *any = exercise_tcase("random schedules: the final count the check finds", 2);
+    tcase_add_loop_test(any, test_random_schedules_end_where_the_check_does, 0, ANY_RUNS);
+    add_tcase(suite, any, ANY_RUNS);
+    TCase *whose =
+        exercise_tcase("whose adds were lost: by hand, summed, and as the check finds", 3);
+    tcase_add_loop_test(whose, test_hand_schedules_lose_known_adds, 0, KNOWN);
+    tcase_add_loop_test(whose, test_lost_adds_add_up_and_match_the_check, 0,
+                        LAW_RUNS * KINDS + ANY_RUNS);
+    add_tcase(suite, whose, KNOWN + LAW_RUNS * KINDS + ANY_RUNS);
+    TCase *drawn = exercise_tcase("the program's random schedules: one thread loses none, more "
+                                  "threads lose more",
+                                  0);
+    tcase_add_test(drawn, test_program_schedules_one_thread_loses_none_more_lose_more);
+    tcase_add_test(drawn, test_make_run_shows_the_hand_schedules_and_the_sweep);
+    add_tcase(suite, drawn, 2);
+    TCase *refused = exercise_tcase("schedules that are not whole: exit 2 and the reason", 0);
+    tcase_add_loop_test(refused, test_bad_schedules_exit_2_with_a_reason, 0, BAD_SCHEDULES);
+    add_tcase(suite, refused, BAD_SCHEDULES);
+    add_usage_refusals(suite, bad_usage, BAD_USAGE, "--schedule");
+    return run_exercise(suite);
+}
