@@ -399,7 +399,9 @@ START_TEST(test_each_merge_loses_no_count_watched)
                       w->args, t, m->unlocked_stores);
         ck_assert_msg(m->unlocked_plain == 0,
                       "%s: thread %d wrote the shared bins %llu times with a plain write and no "
-                      "lock: two threads can add to one bin at once (hint 4)",
+                      "lock: two threads can add to one bin at once (hint 4). The merge takes "
+                      "the mutex in struct shared, or adds with __atomic_fetch_add, as the task "
+                      "says: a lock of your own making is not one this check can see",
                       w->args, t, m->unlocked_plain);
         ck_assert_msg(m->mixed == 0,
                       "%s: thread %d added to %llu shared bins with a plain += that another "

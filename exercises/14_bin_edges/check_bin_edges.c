@@ -207,6 +207,8 @@ static const struct probe wide[] = {
     /* narrow ranges with many bins: (key - lo) x bins passes 32 bits though
      * the range holds 65536 keys or fewer */
     {0, 4096, M24, 4095},
+    {0, 257, M24, 256}, /* 256 x 2^24 is 2^32 exactly */
+    {0, 500, M24, 499},
     {-32768, 32768, M24, 32767},
     {-32768, 32768, 65537, 32767},
     /* (key - lo) x bins one to three below a multiple of hi - lo: the exact

@@ -323,7 +323,10 @@ static void check_each_function(unsigned int bin)
                           ": bin %u counts %" PRIu32 ", expected %" PRIu32,
                           bin / 2, word, bin, total, bin, after, total + count);
             /* add_one: one more in this bin, none in the neighbour; no half past 65535, and
-             * no flush below 32768 */
+             * no flush below 32768. Not on a half that holds 65535: a design that flushes
+             * as soon as its add reaches 65535 never leaves one, and is right too. */
+            if (count == 65535)
+                continue;
             call_function("add", bin, word, total, &after, &total_after);
             uint32_t half = after >> shift & 0xffff, neighbour = after >> (16 - shift) & 0xffff;
             ck_assert_msg(

@@ -96,6 +96,10 @@ static const struct known one_stream[] = {
     {"--streams 1 --in 1000000000,999999999.25 --kernel 0.25 --out 0,0.5", 2000000000.25,
      "two chunks of long copies on one stream (the options take durations up to 1e9 ms): every "
      "step in turn, the sum, to the quarter of a millisecond"},
+    {"--chunks 4096 --streams 1 --in 1000000000 --kernel 1000000000 --out 1000000000",
+     12288000000000.0,
+     "the options' limits: 4096 chunks of three 1e9 ms steps on one stream, the sum (12288 "
+     "billion ms: exact in a double, past what 64-bit nanoseconds hold)"},
 };
 #define ONE_STREAM ((int)(sizeof one_stream / sizeof one_stream[0]))
 

@@ -74,6 +74,9 @@ static const struct known known[] = {
     {"5,65541,5", 2,
      "words 5 and 65541 (65536 + 5) are two different words of bank 5, 5 touched twice: two "
      "passes"},
+    {"0,32,64,96,128,160,192,224,256,288,320,352,384,416,448,480,512,512", 17,
+     "17 different words of bank 0 (0, 32, ... 512), then word 512 again, served with its "
+     "first lane: 17 passes"},
     {"1048575,31,524319,31", 3,
      "the highest word --words takes, 1048575, and words 31 and 524319 (2^19 + 31): three "
      "different words of bank 31, three passes"},
