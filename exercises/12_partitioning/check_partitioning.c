@@ -6,11 +6,16 @@
  * step s). Contiguous: each item reads one unbroken run, the runs follow one
  * another in item order and cover every byte once, and none is longer than a
  * fair share. Then both histograms match the CPU's on every size and launch.
- * Without any OpenCL device these checks are reported as skipped.
+ * The given kernel is watched under Oclgrind: no race on small launches, its
+ * loop right near 4 GiB and its merge shared by the work-group, both seen
+ * from a host of the check's own (check_partitioning_quick.c). Without any
+ * OpenCL device these checks are reported as skipped; without Oclgrind, the
+ * three groups that need it are.
  */
 #include "stage_checks.h"
 
 #include <inttypes.h>
+#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -317,9 +322,142 @@ START_TEST(test_times_both_walks_side_by_side)
 }
 END_TEST
 
+/* ---------------------------------- the given kernel, under Oclgrind -- */
+
+/* The kernels below the walks are given, and must stay right on any device,
+ * not only on PoCL, which runs a work-group's items one after another and
+ * so hides a race. Oclgrind sees each: work-items of one group share the
+ * local bins, so a count needs an atomic, and the zeroing, the counting and
+ * the merge must be ordered by barriers on local memory. Work-groups of 64,
+ * 32 and 16 (a count without an atomic in groups "small enough to run in
+ * lockstep" is a race too), of 256, and of 512, half of whose items have no
+ * bin to zero or merge. Both walks run in each. */
+static const char *const race_launches[] = {
+    "--size 3000 --reps 1 --blocks 2 --threads 64", "--size 3000 --reps 1 --blocks 2 --threads 32",
+    "--size 3000 --reps 1 --blocks 3 --threads 16", "--size 257 --reps 1 --blocks 2 --threads 256",
+    "--size 3000 --reps 1 --blocks 2 --threads 512"};
+#define RACE_LAUNCHES ((int)(sizeof race_launches / sizeof race_launches[0]))
+
+START_TEST(test_no_races_under_oclgrind)
+{
+    check_no_races(race_launches[_i]);
+}
+END_TEST
+
+static char quick_program[4096]; /* check_partitioning_quick.c, built beside the check */
+
+#define QUICK_TIMEOUT 60 /* seconds: a walk that gives one item far too many bytes never ends */
+
+struct quick_run {
+    char command[3 * 4096];
+    char said[2048];                        /* what else Oclgrind and the host printed */
+    unsigned long long counted[2], most[2]; /* interleaved, contiguous */
+};
+
+/* Runs the check's own host under Oclgrind (with oclgrind_flags) on the
+ * kernels beside the program, and asserts it ran and printed its counts. */
+static void run_quick(const char *oclgrind_flags, unsigned long long size,
+                      unsigned long long groups, unsigned long long items, bool watch,
+                      struct quick_run *q)
+{
+    char kernel[4096], here[4096], line[512];
+    memset(q, 0, sizeof *q);
+    snprintf(here, sizeof here, "%s", stage_program());
+    snprintf(kernel, sizeof kernel, "%s/partitioning.cl", dirname(here));
+    snprintf(q->command, sizeof q->command,
+             "timeout %d oclgrind %s '%s' '%s' %llu %llu %llu%s 2>&1", QUICK_TIMEOUT,
+             oclgrind_flags, quick_program, kernel, size, groups, items, watch ? " watch" : "");
+    FILE *p = popen(q->command, "r");
+    ck_assert_msg(p != NULL, "cannot run %s", q->command);
+    int found = 0;
+    while (fgets(line, sizeof line, p)) {
+        if (sscanf(line, "counted interleaved %llu", &q->counted[0]) == 1 ||
+            sscanf(line, "counted contiguous %llu", &q->counted[1]) == 1 ||
+            sscanf(line, "most merge atomics by one work-item interleaved: %llu", &q->most[0]) ==
+                1 ||
+            sscanf(line, "most merge atomics by one work-item contiguous: %llu", &q->most[1]) == 1)
+            found++;
+        else if (strlen(q->said) + strlen(line) < sizeof q->said)
+            strcat(q->said, line);
+    }
+    int status = pclose(p);
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    ck_assert_msg(code != 124,
+                  "%s: not finished after %d seconds (a correct run takes a few): does a walk give "
+                  "one work-item far more bytes than its share, or never end?",
+                  q->command, QUICK_TIMEOUT);
+    ck_assert_msg(found == 2 * (1 + watch) && code == 0, "%s: no count (exit %d): %s", q->command,
+                  code, q->said);
+}
+
+/* The largest input the program takes is 4 GiB - 1 bytes, and the loop over
+ * it must hold every position: i + step may pass 2^32 on the last step of a
+ * walk, where a 32-bit index wraps to a small number, still below the end,
+ * and the walk starts over. A whole run near 4 GiB would take PoCL a minute,
+ * so the check runs the kernels under `oclgrind --quick`, which runs only the
+ * first and the last work-group, on 4 GiB - 8 MiB bytes in 65408 work-groups
+ * of 256 (2^24 - 2^15 work-items, each with exactly 256 bytes): the last
+ * interleaved step of every item from 2^23 on passes 2^32, the last
+ * work-group's all. The size is this large because the mistake needs it:
+ * Oclgrind's buffer costs a few seconds. The interleaved walk of item g of G
+ * is g, g + G, ..., and a contiguous slice is exactly size / G bytes (G
+ * divides the size), so the two work-groups must count exactly that. */
+START_TEST(test_bytes_near_4_gib_counted_once_by_the_first_and_last_work_groups)
+{
+    const unsigned long long size = (1ull << 32) - (1ull << 23), groups = 65408, items = 256;
+    const unsigned long long global = groups * items;
+    unsigned long long expected[2] = {0, 2 * items * (size / global)};
+    for (unsigned long long g = 0; g < global; g = g + 1 == items ? global - items : g + 1)
+        expected[0] += g < size ? (size - g + global - 1) / global : 0;
+    struct quick_run *q = malloc(sizeof *q);
+    ck_assert(q != NULL);
+    run_quick("--quick --global-mem-size 4294967295", size, groups, items, false, q);
+    for (int w = 0; w < 2; w++)
+        ck_assert_msg(q->counted[w] == expected[w],
+                      "%s: %s, the first and the last work-group counted %llu bytes, expected "
+                      "%llu, each of their bytes once, up to the end of the input: a loop index "
+                      "that cannot hold every position wraps past 2^32 and the walk starts "
+                      "over%s%s",
+                      q->command, w ? "contiguous" : "interleaved", q->counted[w], expected[w],
+                      *q->said ? "; Oclgrind says: " : "", q->said);
+    free(q);
+}
+END_TEST
+
+/* The given merge is shared by the work-group, each work-item adding every
+ * get_local_size(0)-th bin. A merge done by fewer work-items gives the same
+ * bins, one after another. The check's host counts the global atomics of
+ * each work-item (its watch), in two work-groups of 64 and of 33. */
+static const unsigned long long merge_items[] = {64, 33};
+#define MERGE_LAUNCHES ((int)(sizeof merge_items / sizeof merge_items[0]))
+
+START_TEST(test_the_merge_is_shared_by_the_work_group)
+{
+    const unsigned long long groups = 2, items = merge_items[_i];
+    const unsigned long long share = (BINS + items - 1) / items; /* bins per work-item */
+    struct quick_run *q = malloc(sizeof *q);
+    ck_assert(q != NULL);
+    run_quick("", 3000, groups, items, true, q);
+    for (int w = 0; w < 2; w++) {
+        const char *walk = w ? "contiguous" : "interleaved";
+        ck_assert_msg(q->counted[w] == 3000, "%s: %s, counted %llu bytes of 3000", q->command, walk,
+                      q->counted[w]);
+        ck_assert_msg(q->most[w] <= groups * share,
+                      "%s: %s, one work-item made %llu atomic adds on the global bins in %llu "
+                      "work-groups of %llu, expected at most %llu per work-group (%d bins shared "
+                      "by %llu work-items): the given merge is shared by the whole work-group",
+                      q->command, walk, q->most[w], groups, items, share, BINS, items);
+    }
+    free(q);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("12_partitioning", argc, argv);
+    char here[4096];
+    snprintf(here, sizeof here, "%s", argv[0]);
+    snprintf(quick_program, sizeof quick_program, "%s/partitioning-quick", dirname(here));
     Suite *suite = suite_create("exercise 12: interleaved and contiguous partitionings");
     /* Without an OpenCL device the program exits 77 and every check is counted as skipped. */
     TCase *counts = exercise_tcase("both walks count every byte once", 1);
@@ -348,6 +486,35 @@ int main(int argc, char **argv)
     tcase_set_timeout(sizes_tc, 120);
     tcase_add_loop_test(sizes_tc, test_every_launch_matches_reference, 0, LAUNCHES * 2);
     add_if_runnable(suite, sizes_tc, LAUNCHES * 2);
+
+    TCase *races = exercise_tcase("the given kernel: no races, under Oclgrind", 0);
+    tcase_set_timeout(races, 300);
+    tcase_add_loop_test(races, test_no_races_under_oclgrind, 0, RACE_LAUNCHES);
+    if (have_oclgrind())
+        add_if_runnable(suite, races, RACE_LAUNCHES);
+    else
+        add_skipped(RACE_LAUNCHES);
+
+    TCase *near4 = exercise_tcase("the given kernel: bytes near 4 GiB, counted once by the first "
+                                  "and last work-groups (oclgrind --quick)",
+                                  0);
+    tcase_set_timeout(near4, 2 * QUICK_TIMEOUT);
+    tcase_add_test(near4, test_bytes_near_4_gib_counted_once_by_the_first_and_last_work_groups);
+    /* Oclgrind zeroes the whole buffer: about 4 GiB of host memory at its peak */
+    if (have_oclgrind())
+        add_if_tool(suite, near4, 1, have_memory_for(0, (size_t)5 << 30), memory_missing());
+    else
+        add_skipped(1);
+
+    TCase *merge = exercise_tcase("the given kernel: the merge shared by the work-group (watched "
+                                  "under Oclgrind)",
+                                  0);
+    tcase_set_timeout(merge, 2 * QUICK_TIMEOUT);
+    tcase_add_loop_test(merge, test_the_merge_is_shared_by_the_work_group, 0, MERGE_LAUNCHES);
+    if (have_oclgrind())
+        add_if_runnable(suite, merge, MERGE_LAUNCHES);
+    else
+        add_skipped(MERGE_LAUNCHES);
 
     TCase *timing = exercise_tcase("both walks timed side by side", 0);
     tcase_add_test(timing, test_times_both_walks_side_by_side);

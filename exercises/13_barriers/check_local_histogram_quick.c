@@ -3,8 +3,9 @@
  * one launch under Oclgrind. Usage:
  *     local_histogram-quick KERNEL_FILE SIZE GROUPS ITEMS [watch]
  * It builds histo_kernel from KERNEL_FILE, gives it an input buffer of SIZE
- * bytes that it never writes (Oclgrind maps it lazily, so 2 GiB cost no time;
- * what the bytes hold does not matter, only how many are counted), runs
+ * bytes that it never writes (Oclgrind still zeroes it: near 4 GiB that
+ * takes a few seconds and as much memory; what the bytes hold does not
+ * matter, only how many are counted), runs
  * GROUPS work-groups of ITEMS work-items, and prints "counted N", the sum of
  * the 256 bins. Under `oclgrind --quick`, which runs only the first and the
  * last work-group, N is the bytes those two counted.
