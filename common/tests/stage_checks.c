@@ -775,6 +775,41 @@ bool have_oclgrind(void)
     return system("oclgrind --version >/dev/null 2>&1") == 0;
 }
 
+void run_quick_host(const char *host, const char *oclgrind_flags, unsigned long long size,
+                    unsigned long long groups, unsigned long long items, bool watch,
+                    const char *const *labels, int labels_count, struct quick_run *q)
+{
+    ck_assert(labels_count <= (int)(sizeof q->count / sizeof q->count[0]));
+    memset(q, 0, sizeof *q);
+    snprintf(q->command, sizeof q->command,
+             "timeout %d oclgrind %s '%s' '%s.cl' %llu %llu %llu%s 2>&1", QUICK_HOST_SECONDS,
+             oclgrind_flags, host, stage_program(), size, groups, items, watch ? " watch" : "");
+    FILE *p = popen(q->command, "r");
+    ck_assert_msg(p != NULL, "cannot run %s", q->command);
+    char line[512];
+    int found = 0;
+    while (fgets(line, sizeof line, p)) {
+        bool counted = false;
+        for (int l = 0; l < labels_count && !counted; l++) {
+            size_t length = strlen(labels[l]);
+            counted = strncmp(line, labels[l], length) == 0 &&
+                      sscanf(line + length, " %llu", &q->count[l]) == 1;
+        }
+        if (counted)
+            found++;
+        else if (strlen(q->said) + strlen(line) < sizeof q->said)
+            strcat(q->said, line);
+    }
+    int status = pclose(p);
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    ck_assert_msg(code != 124,
+                  "%s: not finished after %d seconds (a correct run takes a few): does a "
+                  "work-item's loop give it far more than its share, or never end?",
+                  q->command, QUICK_HOST_SECONDS);
+    ck_assert_msg(found == labels_count && code == 0, "%s: no count (exit %d): %s", q->command,
+                  code, q->said);
+}
+
 /* The bytes that one vload from global memory reads (vload2 to vload16,
  * vload_half and its vectors), from its mangled name: Oclgrind runs a vload
  * as a call of a builtin, "call _Z6vload3mPU3AS1Kh()", and counts no "load

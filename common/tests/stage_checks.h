@@ -116,6 +116,25 @@ bool have_oclgrind(void);
  * slow) and asserts that it exits 0 and that Oclgrind reported nothing. */
 void check_no_races(const char *args);
 
+/* The check's own OpenCL host (host: its path; built from check_*_quick.c
+ * with common/tests/opencl_quick_host.h), which runs the kernel file beside
+ * the program, PROGRAM.cl, on size bytes in groups x items work-items and
+ * prints its counts, one a line. run_quick_host runs it under
+ * Oclgrind with oclgrind_flags ("--quick": only the first and last
+ * work-group), and "watch" to count the merge's atomics too; it reads the
+ * count after each of the labels line by line ("counted" reads "counted 5"),
+ * into count[] in the labels' order, and fails the test unless each label was
+ * printed, the host exited 0, and it ended within QUICK_HOST_SECONDS. */
+#define QUICK_HOST_SECONDS 60
+struct quick_run {
+    char command[3 * 4096];
+    char said[2048]; /* what else Oclgrind and the host printed */
+    unsigned long long count[4];
+};
+void run_quick_host(const char *host, const char *oclgrind_flags, unsigned long long size,
+                    unsigned long long groups, unsigned long long items, bool watch,
+                    const char *const *labels, int labels_count, struct quick_run *q);
+
 /* What the kernel did on one launch, as Oclgrind counts it (--inst-counts):
  * the bytes it loaded from global memory, its atomics by kind and address
  * space. The first launch's counts are read; the program's later launches

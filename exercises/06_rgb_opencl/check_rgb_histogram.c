@@ -486,40 +486,18 @@ END_TEST
 
 /* ----------------------------------- the check's own host, under Oclgrind -- */
 
+enum { COUNTED, MOST }; /* its counts: the bytes counted; the most merge atomics by one work-item */
+
 static char quick_program[4096]; /* check_rgb_histogram_quick.c, built beside the check */
 
-struct quick_run {
-    char command[3 * 4096];
-    char said[2048]; /* what else Oclgrind and the host printed */
-    unsigned long long counted, most;
-};
-
-/* Runs the check's own host under Oclgrind (with oclgrind_flags) on the
- * kernel beside the program, and asserts it ran and printed its counts. */
-static void run_quick(const char *oclgrind_flags, unsigned long long pixels,
+/* The check's own host under Oclgrind (run_quick_host, common/tests), on the
+ * kernel beside the program. */
+static void run_quick(const char *oclgrind_flags, unsigned long long size,
                       unsigned long long groups, unsigned long long items, bool watch,
                       struct quick_run *q)
 {
-    char kernel[4096], here[4096], line[512];
-    memset(q, 0, sizeof *q);
-    snprintf(here, sizeof here, "%s", stage_program());
-    snprintf(kernel, sizeof kernel, "%s/rgb_histogram.cl", dirname(here));
-    snprintf(q->command, sizeof q->command, "oclgrind %s '%s' '%s' %llu %llu %llu%s 2>&1",
-             oclgrind_flags, quick_program, kernel, pixels, groups, items, watch ? " watch" : "");
-    FILE *p = popen(q->command, "r");
-    ck_assert_msg(p != NULL, "cannot run %s", q->command);
-    int found = 0;
-    while (fgets(line, sizeof line, p)) {
-        if (sscanf(line, "counted %llu", &q->counted) == 1 ||
-            sscanf(line, "most merge atomics by one work-item: %llu", &q->most) == 1)
-            found++;
-        else if (strlen(q->said) + strlen(line) < sizeof q->said)
-            strcat(q->said, line);
-    }
-    int status = pclose(p);
-    ck_assert_msg(found == 1 + watch && WIFEXITED(status) && WEXITSTATUS(status) == 0,
-                  "%s: no count (exit %d): %s", q->command,
-                  WIFEXITED(status) ? WEXITSTATUS(status) : -1, q->said);
+    static const char *const labels[] = {"counted", "most merge atomics by one work-item:"};
+    run_quick_host(quick_program, oclgrind_flags, size, groups, items, watch, labels, 1 + watch, q);
 }
 
 /* Past 2^31 bytes an int no longer holds every byte offset. A whole run on
@@ -559,12 +537,13 @@ START_TEST(test_the_merge_is_shared_by_the_work_group)
     struct quick_run *q = malloc(sizeof *q);
     ck_assert(q != NULL);
     run_quick("", 1000, groups, items, true, q);
-    ck_assert_msg(q->counted == 3000, "%s: counted %llu bytes of 3000", q->command, q->counted);
-    ck_assert_msg(q->most <= groups * share,
+    ck_assert_msg(q->count[COUNTED] == 3000, "%s: counted %llu bytes of 3000", q->command,
+                  q->count[COUNTED]);
+    ck_assert_msg(q->count[MOST] <= groups * share,
                   "%s: one work-item made %llu atomic adds on the global bins in %llu "
                   "work-groups of %llu, expected at most %llu per work-group (three channels' "
                   "%d bins shared by %llu work-items, as red's are in the starter) (hint 2)",
-                  q->command, q->most, groups, items, share, BINS, items);
+                  q->command, q->count[MOST], groups, items, share, BINS, items);
     free(q);
 }
 END_TEST

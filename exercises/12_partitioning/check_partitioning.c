@@ -344,50 +344,23 @@ START_TEST(test_no_races_under_oclgrind)
 }
 END_TEST
 
+/* its counts: bytes counted by walk w (0 interleaved, 1 contiguous) at COUNTED + w; the most
+ * merge atomics by one work-item at MOST + w */
+enum { COUNTED = 0, MOST = 2 };
+
 static char quick_program[4096]; /* check_partitioning_quick.c, built beside the check */
 
-#define QUICK_TIMEOUT 60 /* seconds: a walk that gives one item far too many bytes never ends */
-
-struct quick_run {
-    char command[3 * 4096];
-    char said[2048];                        /* what else Oclgrind and the host printed */
-    unsigned long long counted[2], most[2]; /* interleaved, contiguous */
-};
-
-/* Runs the check's own host under Oclgrind (with oclgrind_flags) on the
- * kernels beside the program, and asserts it ran and printed its counts. */
+/* The check's own host under Oclgrind (run_quick_host, common/tests), on the
+ * kernel beside the program. */
 static void run_quick(const char *oclgrind_flags, unsigned long long size,
                       unsigned long long groups, unsigned long long items, bool watch,
                       struct quick_run *q)
 {
-    char kernel[4096], here[4096], line[512];
-    memset(q, 0, sizeof *q);
-    snprintf(here, sizeof here, "%s", stage_program());
-    snprintf(kernel, sizeof kernel, "%s/partitioning.cl", dirname(here));
-    snprintf(q->command, sizeof q->command,
-             "timeout %d oclgrind %s '%s' '%s' %llu %llu %llu%s 2>&1", QUICK_TIMEOUT,
-             oclgrind_flags, quick_program, kernel, size, groups, items, watch ? " watch" : "");
-    FILE *p = popen(q->command, "r");
-    ck_assert_msg(p != NULL, "cannot run %s", q->command);
-    int found = 0;
-    while (fgets(line, sizeof line, p)) {
-        if (sscanf(line, "counted interleaved %llu", &q->counted[0]) == 1 ||
-            sscanf(line, "counted contiguous %llu", &q->counted[1]) == 1 ||
-            sscanf(line, "most merge atomics by one work-item interleaved: %llu", &q->most[0]) ==
-                1 ||
-            sscanf(line, "most merge atomics by one work-item contiguous: %llu", &q->most[1]) == 1)
-            found++;
-        else if (strlen(q->said) + strlen(line) < sizeof q->said)
-            strcat(q->said, line);
-    }
-    int status = pclose(p);
-    int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    ck_assert_msg(code != 124,
-                  "%s: not finished after %d seconds (a correct run takes a few): does a walk give "
-                  "one work-item far more bytes than its share, or never end?",
-                  q->command, QUICK_TIMEOUT);
-    ck_assert_msg(found == 2 * (1 + watch) && code == 0, "%s: no count (exit %d): %s", q->command,
-                  code, q->said);
+    static const char *const labels[] = {"counted interleaved", "counted contiguous",
+                                         "most merge atomics by one work-item interleaved:",
+                                         "most merge atomics by one work-item contiguous:"};
+    run_quick_host(quick_program, oclgrind_flags, size, groups, items, watch, labels,
+                   2 * (1 + watch), q);
 }
 
 /* The largest input the program takes is 4 GiB - 1 bytes, and the loop over
@@ -413,13 +386,13 @@ START_TEST(test_bytes_near_4_gib_counted_once_by_the_first_and_last_work_groups)
     ck_assert(q != NULL);
     run_quick("--quick --global-mem-size 4294967295", size, groups, items, false, q);
     for (int w = 0; w < 2; w++)
-        ck_assert_msg(q->counted[w] == expected[w],
+        ck_assert_msg(q->count[COUNTED + w] == expected[w],
                       "%s: %s, the first and the last work-group counted %llu bytes, expected "
                       "%llu, each of their bytes once, up to the end of the input: a loop index "
                       "that cannot hold every position wraps past 2^32 and the walk starts "
                       "over%s%s",
-                      q->command, w ? "contiguous" : "interleaved", q->counted[w], expected[w],
-                      *q->said ? "; Oclgrind says: " : "", q->said);
+                      q->command, w ? "contiguous" : "interleaved", q->count[COUNTED + w],
+                      expected[w], *q->said ? "; Oclgrind says: " : "", q->said);
     free(q);
 }
 END_TEST
@@ -440,13 +413,13 @@ START_TEST(test_the_merge_is_shared_by_the_work_group)
     run_quick("", 3000, groups, items, true, q);
     for (int w = 0; w < 2; w++) {
         const char *walk = w ? "contiguous" : "interleaved";
-        ck_assert_msg(q->counted[w] == 3000, "%s: %s, counted %llu bytes of 3000", q->command, walk,
-                      q->counted[w]);
-        ck_assert_msg(q->most[w] <= groups * share,
+        ck_assert_msg(q->count[COUNTED + w] == 3000, "%s: %s, counted %llu bytes of 3000",
+                      q->command, walk, q->count[COUNTED + w]);
+        ck_assert_msg(q->count[MOST + w] <= groups * share,
                       "%s: %s, one work-item made %llu atomic adds on the global bins in %llu "
                       "work-groups of %llu, expected at most %llu per work-group (%d bins shared "
                       "by %llu work-items): the given merge is shared by the whole work-group",
-                      q->command, walk, q->most[w], groups, items, share, BINS, items);
+                      q->command, walk, q->count[MOST + w], groups, items, share, BINS, items);
     }
     free(q);
 }
@@ -498,7 +471,7 @@ int main(int argc, char **argv)
     TCase *near4 = exercise_tcase("the given kernel: bytes near 4 GiB, counted once by the first "
                                   "and last work-groups (oclgrind --quick)",
                                   0);
-    tcase_set_timeout(near4, 2 * QUICK_TIMEOUT);
+    tcase_set_timeout(near4, 2 * QUICK_HOST_SECONDS);
     tcase_add_test(near4, test_bytes_near_4_gib_counted_once_by_the_first_and_last_work_groups);
     /* Oclgrind zeroes the whole buffer: about 4 GiB of host memory at its peak */
     if (have_oclgrind())
@@ -509,7 +482,7 @@ int main(int argc, char **argv)
     TCase *merge = exercise_tcase("the given kernel: the merge shared by the work-group (watched "
                                   "under Oclgrind)",
                                   0);
-    tcase_set_timeout(merge, 2 * QUICK_TIMEOUT);
+    tcase_set_timeout(merge, 2 * QUICK_HOST_SECONDS);
     tcase_add_loop_test(merge, test_the_merge_is_shared_by_the_work_group, 0, MERGE_LAUNCHES);
     if (have_oclgrind())
         add_if_runnable(suite, merge, MERGE_LAUNCHES);

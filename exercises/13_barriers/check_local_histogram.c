@@ -148,47 +148,18 @@ END_TEST
 
 /* ----------------------------------- the check's own host, under Oclgrind -- */
 
+enum { COUNTED, MOST }; /* its counts: the bytes counted; the most merge atomics by one work-item */
+
 static char quick_program[4096]; /* check_local_histogram_quick.c, built beside the check */
 
-#define QUICK_TIMEOUT 60 /* seconds: a loop that never ends is stopped */
-
-struct quick_run {
-    char command[3 * 4096];
-    char said[2048]; /* what else Oclgrind and the host printed */
-    unsigned long long counted, most;
-};
-
-/* Runs the check's own host under Oclgrind (with oclgrind_flags) on the
- * kernel beside the program, and asserts it ran and printed its counts. */
+/* The check's own host under Oclgrind (run_quick_host, common/tests), on the
+ * kernel beside the program. */
 static void run_quick(const char *oclgrind_flags, unsigned long long size,
                       unsigned long long groups, unsigned long long items, bool watch,
                       struct quick_run *q)
 {
-    char kernel[4096], here[4096], line[512];
-    memset(q, 0, sizeof *q);
-    snprintf(here, sizeof here, "%s", stage_program());
-    snprintf(kernel, sizeof kernel, "%s/local_histogram.cl", dirname(here));
-    snprintf(q->command, sizeof q->command,
-             "timeout %d oclgrind %s '%s' '%s' %llu %llu %llu%s 2>&1", QUICK_TIMEOUT,
-             oclgrind_flags, quick_program, kernel, size, groups, items, watch ? " watch" : "");
-    FILE *p = popen(q->command, "r");
-    ck_assert_msg(p != NULL, "cannot run %s", q->command);
-    int found = 0;
-    while (fgets(line, sizeof line, p)) {
-        if (sscanf(line, "counted %llu", &q->counted) == 1 ||
-            sscanf(line, "most merge atomics by one work-item: %llu", &q->most) == 1)
-            found++;
-        else if (strlen(q->said) + strlen(line) < sizeof q->said)
-            strcat(q->said, line);
-    }
-    int status = pclose(p);
-    int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    ck_assert_msg(code != 124,
-                  "%s: not finished after %d seconds (a correct run takes a few): does a "
-                  "work-item's loop never end?",
-                  q->command, QUICK_TIMEOUT);
-    ck_assert_msg(found == 1 + watch && code == 0, "%s: no count (exit %d): %s", q->command, code,
-                  q->said);
+    static const char *const labels[] = {"counted", "most merge atomics by one work-item:"};
+    run_quick_host(quick_program, oclgrind_flags, size, groups, items, watch, labels, 1 + watch, q);
 }
 
 /* Past 2^31 bytes an int no longer holds every byte position, and near 4 GiB
@@ -214,12 +185,13 @@ START_TEST(test_bytes_past_2_gib_counted_by_the_first_and_last_work_groups)
     struct quick_run *q = malloc(sizeof *q);
     ck_assert(q != NULL);
     run_quick("--quick --global-mem-size 4294967295", size, groups, items, false, q);
-    ck_assert_msg(q->counted == expected,
+    ck_assert_msg(q->count[COUNTED] == expected,
                   "%s: the first and the last work-group counted %llu bytes, expected %llu, the "
                   "bytes the starter's loop gives them, each once, up to the end of the input "
                   "(an index that cannot hold every position stops past 2^31, or wraps past "
                   "2^32 and starts over)%s%s",
-                  q->command, q->counted, expected, *q->said ? "; Oclgrind says: " : "", q->said);
+                  q->command, q->count[COUNTED], expected, *q->said ? "; Oclgrind says: " : "",
+                  q->said);
     free(q);
 }
 END_TEST
@@ -238,13 +210,14 @@ START_TEST(test_the_merge_is_shared_by_the_work_group)
     struct quick_run *q = malloc(sizeof *q);
     ck_assert(q != NULL);
     run_quick("", 3000, groups, items, true, q);
-    ck_assert_msg(q->counted == 3000, "%s: counted %llu bytes of 3000", q->command, q->counted);
-    ck_assert_msg(q->most <= groups * share,
+    ck_assert_msg(q->count[COUNTED] == 3000, "%s: counted %llu bytes of 3000", q->command,
+                  q->count[COUNTED]);
+    ck_assert_msg(q->count[MOST] <= groups * share,
                   "%s: one work-item made %llu atomic adds on the global bins in %llu "
                   "work-groups of %llu, expected at most %llu per work-group (%d bins shared by "
                   "%llu work-items): the starter's merge, shared by the whole work-group, had "
                   "no race and needed nothing new (hint 2)",
-                  q->command, q->most, groups, items, share, BINS, items);
+                  q->command, q->count[MOST], groups, items, share, BINS, items);
     free(q);
 }
 END_TEST
@@ -288,7 +261,7 @@ int main(int argc, char **argv)
         "bytes past 2 GiB and near 4 GiB, counted once by the first and last work-groups "
         "(oclgrind --quick)",
         0);
-    tcase_set_timeout(past, 2 * QUICK_TIMEOUT);
+    tcase_set_timeout(past, 2 * QUICK_HOST_SECONDS);
     tcase_add_test(past, test_bytes_past_2_gib_counted_by_the_first_and_last_work_groups);
     /* Oclgrind zeroes the whole buffer: about 4 GiB of host memory at its peak */
     if (have_oclgrind())
@@ -299,7 +272,7 @@ int main(int argc, char **argv)
     TCase *merge = exercise_tcase("the merge still shared by the work-group (watched under "
                                   "Oclgrind)",
                                   2);
-    tcase_set_timeout(merge, 2 * QUICK_TIMEOUT);
+    tcase_set_timeout(merge, 2 * QUICK_HOST_SECONDS);
     tcase_add_loop_test(merge, test_the_merge_is_shared_by_the_work_group, 0, MERGE_LAUNCHES);
     if (have_oclgrind())
         add_if_runnable(suite, merge, MERGE_LAUNCHES);
