@@ -163,14 +163,24 @@ START_TEST(test_bench_only_replaces_the_matching_rows_alone)
         " >>$csv &&"
         " BENCH_SIZE=64K BENCH_REPS=1 BENCH_SWEEPS=no BENCH_OUT=%s BENCH_NAME=only"
         " BENCH_ONLY='^main\\|01_cpu/hist_cpu\\|--data skewed --size 64K$'"
-        " plots/bench.sh 2>/dev/null &&"
+        " plots/bench.sh 2>%s/bench.err &&"
         " grep -q '^01_cpu,book,made-up,uniform,.*,OLD,' $csv &&"
         " ! grep -q ',skewed,.*,OLD,' $csv &&"
         " grep -q '^01_cpu,book,[^,]*,skewed,65536,.*,yes,,main,' $csv &&"
         " ! grep -q '^[^,]*,[^,]*,[^,]*,constant,' $csv &&"
         " test $(grep -c ,uniform, $csv) = 1",
-        dir, dir);
-    ck_assert_msg(shell(command) == 0, "BENCH_ONLY did not replace the skewed row alone");
+        dir, dir, dir);
+    int status = shell(command);
+    char err_path[64], csv_path[64];
+    snprintf(err_path, sizeof err_path, "%s/bench.err", dir);
+    snprintf(csv_path, sizeof csv_path, "%s/only.csv", dir);
+    char *err = read_text(err_path), *csv = read_text(csv_path);
+    ck_assert_msg(
+        status == 0,
+        "BENCH_ONLY did not replace the skewed row alone; bench.sh said:\n%s\nthe CSV:\n%s",
+        err ? err : "(nothing)", csv ? csv : "(none)");
+    free(err);
+    free(csv);
     remove_tree(dir);
 }
 END_TEST
