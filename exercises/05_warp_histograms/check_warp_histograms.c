@@ -4,7 +4,9 @@
  * for one warp per block and for 32, on one block and on many; with
  * --show-copies, each warp's copy, taken before the merge, holds exactly the
  * bytes that warp's lanes read (so warps that share one copy are caught even
- * when the total is right); block sizes that are not whole warps are refused.
+ * when the total is right); with --check-merge, every thread reads the whole
+ * merged histogram after the block's next barrier; block sizes that are not
+ * whole warps are refused.
  * Inside the kernel: compute-sanitizer's racecheck for shared-memory hazards,
  * and the GPU's counters (ncu) for a shared atomic per byte and a merge by the
  * whole block with one global atomic per bin. Last the largest input.
@@ -130,6 +132,33 @@ START_TEST(test_each_warp_counts_into_its_own_copy)
     check_copies(30011, DATA_CONSTANT, 12, 64); /* every lane of a warp on one bin at once */
     check_copies(1000003, DATA_SKEWED, 13, 96);
     check_copies(257, DATA_UNIFORM, 14, 1024); /* warps 9 to 31 read nothing */
+}
+END_TEST
+
+/* --check-merge: one block counts the input and merges, then meets at one more
+ * __syncthreads(), after which every thread reads all 256 merged bins. They
+ * must all be right. A merge with a barrier that threads meet unequally often
+ * (inside a loop that some threads run fewer times) counts right on its own,
+ * but that extra barrier pairs with the next one and lets threads out early.
+ * Block sizes whose threads share the 256 bins unequally: 1024 (768 threads
+ * have no bin), 288, 96; 32 (one warp, 8 bins each) as a control. */
+static const char *const merge_reads[] = {
+    "--size 100003 --threads 1024", "--size 30011 --data skewed --threads 288",
+    "--size 5003 --data constant --threads 96", "--size 1000 --threads 32"};
+#define MERGE_READS ((int)(sizeof merge_reads / sizeof merge_reads[0]))
+
+START_TEST(test_the_merge_is_whole_when_it_returns)
+{
+    char args[160];
+    snprintf(args, sizeof args, "%s --reps 1 --check-merge", merge_reads[_i]);
+    struct stage_output o;
+    run_stage(args, &o);
+    ck_assert_msg(o.exit_status == EXIT_OK && strstr(o.out, "bins after the barrier that follows "
+                                                            "the merge: 0 reads wrong"),
+                  "%s: %s; some threads read the merged bins before every thread had added its "
+                  "part, though all had returned from merge_warp_copies and met at one more "
+                  "barrier: %s%s",
+                  args, exit_meaning(&o), o.out, o.err);
 }
 END_TEST
 
@@ -322,6 +351,12 @@ int main(int argc, char **argv)
     tcase_set_timeout(copies, 300);
     tcase_add_test(copies, test_each_warp_counts_into_its_own_copy);
     add_if_runnable(suite, copies, 1);
+
+    TCase *whole = exercise_tcase("the merge is whole for every thread once it returns "
+                                  "(--check-merge)",
+                                  3);
+    tcase_add_loop_test(whole, test_the_merge_is_whole_when_it_returns, 0, MERGE_READS);
+    add_if_runnable(suite, whole, MERGE_READS);
 
     TCase *races = exercise_tcase("no shared-memory races, under compute-sanitizer's racecheck", 3);
     tcase_add_loop_test(races, test_no_shared_memory_races, 0, RACE_RUNS);

@@ -9,6 +9,7 @@
  *   make run ARGS='--data constant'   every byte on one bin: lanes of a warp on one counter
  *   make run ARGS='--threads 1024'    32 warps, 32 copies: 32 KiB of shared memory
  *   make run ARGS='--size 1000 --threads 64 --show-copies'   each warp's copy, before the merge
+ *   make run ARGS='--threads 96 --check-merge'   is the merge whole once it returns?
  *   make check                        does every warp count right, for every block size?
  */
 #include "book.h"         /* HANDLE_ERROR, the input, the CPU's check: worth reading */
@@ -34,8 +35,23 @@ __device__ void dump_warp_copies(const unsigned int *warp_bins, unsigned int *du
     __syncthreads(); /* every copy is out before a merge could change one */
 }
 
+/* For --check-merge only: once merge_warp_copies has returned in every thread
+ * and the block has met at one more barrier, the histogram is whole, and every
+ * thread reads all of it. A merge whose __syncthreads() some threads meet more
+ * often than others (inside a loop of unequal trips, say) pairs with this
+ * barrier instead, and lets threads through before the merge is done. */
+__device__ void read_merged_bins(const unsigned int *histo, const unsigned int *want,
+                                 unsigned int *wrong_reads)
+{
+    __syncthreads(); /* every thread's part of the merge is done */
+    for (int bin = 0; bin < BINS; bin++)
+        if (histo[bin] != want[bin])
+            atomicAdd(wrong_reads, 1);
+}
+
 __global__ void histo_kernel(const unsigned char *buffer, size_t size, unsigned int *histo,
-                             unsigned int *dump)
+                             unsigned int *dump, const unsigned int *want,
+                             unsigned int *wrong_reads)
 {
     extern __shared__ unsigned int warp_bins[];
     int warps = blockDim.x / WARP_SIZE; /* main takes only whole warps */
@@ -47,6 +63,8 @@ __global__ void histo_kernel(const unsigned char *buffer, size_t size, unsigned 
     if (dump) /* NULL except for --show-copies: the same for every thread */
         dump_warp_copies(warp_bins, dump);
     merge_warp_copies(warp_bins, histo);
+    if (want) /* NULL except for --check-merge: the same for every thread */
+        read_merged_bins(histo, want, wrong_reads);
 }
 
 /* The dynamic shared memory a block of threads needs: one copy of the bins per
@@ -61,7 +79,7 @@ static void launch_histo(void *, const unsigned char *dev_buffer, size_t size,
                          unsigned int *dev_histo, struct launch launch)
 {
     histo_kernel<<<(unsigned)launch.blocks, launch.threads, shared_bytes(launch.threads)>>>(
-        dev_buffer, size, dev_histo, NULL);
+        dev_buffer, size, dev_histo, NULL, NULL, NULL);
     HANDLE_ERROR(cudaGetLastError());
 }
 
@@ -84,7 +102,8 @@ static void show_copies(const struct input *in, int threads)
     HANDLE_ERROR(cudaMemcpy(dev_buffer, in->buffer, in->size, cudaMemcpyHostToDevice));
     HANDLE_ERROR(cudaMemset(dev_histo, 0, BINS * sizeof(unsigned int)));
     HANDLE_ERROR(cudaMemset(dev_dump, 0, dump_bytes));
-    histo_kernel<<<1, threads, shared_bytes(threads)>>>(dev_buffer, in->size, dev_histo, dev_dump);
+    histo_kernel<<<1, threads, shared_bytes(threads)>>>(dev_buffer, in->size, dev_histo, dev_dump,
+                                                        NULL, NULL);
     HANDLE_ERROR(cudaGetLastError());
     HANDLE_ERROR(cudaMemcpy(dump, dev_dump, dump_bytes, cudaMemcpyDeviceToHost));
     for (int w = 0; w < warps; w++) {
@@ -99,8 +118,48 @@ static void show_copies(const struct input *in, int threads)
     free(dump);
 }
 
+/* --check-merge: one more launch, of one block that reads the whole input,
+ * where every thread reads the merged histogram after the block's next barrier
+ * (read_merged_bins). Prints how many of those reads were wrong: 0, or exit 1. */
+static int check_merge(const struct input *in, int threads)
+{
+    unsigned int want[BINS] = {0}, wrong_reads = 0;
+    for (size_t i = 0; i < in->size; i++)
+        want[in->buffer[i]]++;
+    unsigned char *dev_buffer;
+    unsigned int *dev_histo, *dev_want, *dev_wrong_reads;
+    HANDLE_ERROR(cudaMalloc((void **)&dev_buffer, in->size ? in->size : 1));
+    HANDLE_ERROR(cudaMalloc((void **)&dev_histo, BINS * sizeof(unsigned int)));
+    HANDLE_ERROR(cudaMalloc((void **)&dev_want, BINS * sizeof(unsigned int)));
+    HANDLE_ERROR(cudaMalloc((void **)&dev_wrong_reads, sizeof(unsigned int)));
+    HANDLE_ERROR(cudaMemcpy(dev_buffer, in->buffer, in->size, cudaMemcpyHostToDevice));
+    HANDLE_ERROR(cudaMemcpy(dev_want, want, sizeof want, cudaMemcpyHostToDevice));
+    HANDLE_ERROR(cudaMemset(dev_histo, 0, BINS * sizeof(unsigned int)));
+    HANDLE_ERROR(cudaMemset(dev_wrong_reads, 0, sizeof(unsigned int)));
+    histo_kernel<<<1, threads, shared_bytes(threads)>>>(dev_buffer, in->size, dev_histo, NULL,
+                                                        dev_want, dev_wrong_reads);
+    HANDLE_ERROR(cudaGetLastError());
+    HANDLE_ERROR(
+        cudaMemcpy(&wrong_reads, dev_wrong_reads, sizeof wrong_reads, cudaMemcpyDeviceToHost));
+    printf("merge check: %d threads read all %d bins after the barrier that follows the merge: "
+           "%u reads wrong\n",
+           threads, BINS, wrong_reads);
+    if (wrong_reads)
+        fprintf(stderr,
+                "warp_histograms: --check-merge: threads passed the barrier after the merge "
+                "before it was done (does every thread meet each __syncthreads() in it "
+                "equally often?)\n");
+    HANDLE_ERROR(cudaFree(dev_buffer));
+    HANDLE_ERROR(cudaFree(dev_histo));
+    HANDLE_ERROR(cudaFree(dev_want));
+    HANDLE_ERROR(cudaFree(dev_wrong_reads));
+    return wrong_reads ? EXIT_FAILED : EXIT_OK;
+}
+
 static const struct stage_option show_options[] = {
     {"--show-copies", NULL, "after the report, one block's copies before the merge, one line each"},
+    {"--check-merge", NULL,
+     "after the report, one block: every thread reads the merged bins after the next barrier"},
     {NULL, NULL, NULL}};
 
 int main(int argc, char **argv)
@@ -149,6 +208,8 @@ int main(int argc, char **argv)
     int status = report_result(&stage, &opt, &in, &result);
     if (opt.stage_values[0]) /* --show-copies */
         show_copies(&in, threads);
+    if (opt.stage_values[1] && status == EXIT_OK) /* --check-merge */
+        status = check_merge(&in, threads);
     free_input(&in);
     return status;
 }
