@@ -1269,7 +1269,12 @@ bool can_profile(void)
             "https://developer.nvidia.com/ERR_NVGPUCTRPERM)");
         return false;
     }
-    if (status != 0 || rows <= 0) {
+    /* ncu that profiled launches of a program that then failed on its own
+     * (a wrong histogram: exit 1) can profile: the groups that use it run, and
+     * fail on that exit, rather than call the program's fault ncu's. */
+    bool program_failed = rows > 0 && (strstr(log, "The application returned an error code") ||
+                                       strstr(err, "The application returned an error code"));
+    if ((status != 0 && !program_failed) || rows <= 0) {
         char first[300];
         const char *error = strstr(log, "==ERROR==") ? strstr(log, "==ERROR==") : err;
         lines_from(error, error, 1, first, sizeof first);
