@@ -118,10 +118,12 @@ END_TEST
 
 /* The shapes a student will try: odd block sizes break a halving that assumes a
  * power of two; one block must still cover every element. */
-static const char *const launches[] = {"--blocks 1",         "--threads 1",
-                                       "--threads 33",       "--threads 1000",
-                                       "--threads 1024",     "--blocks 1 --threads 1024",
-                                       "--blocks-per-sm 16", "--blocks 100000 --threads 32"};
+static const char *const launches[] = {
+    "--blocks 1", "--threads 1", "--threads 33", "--threads 1000", "--threads 1024",
+    "--blocks 1 --threads 1024", "--blocks-per-sm 16", "--blocks 100000 --threads 32",
+    /* more than 2^32 threads: an index computed in 32 bits
+                                        * before it is widened wraps and adds products twice */
+    "--blocks 4194305 --threads 1024"};
 #define LAUNCHES ((int)(sizeof launches / sizeof launches[0]))
 
 START_TEST(test_every_launch_matches_reference)

@@ -70,6 +70,7 @@ struct sweep {
     struct result results[SWEEP];
     char names[SWEEP][32]; /* "blocks-per-sm-8": each result's impl */
     unsigned int histos[SWEEP][BINS], kernel_histos[SWEEP][BINS];
+    int reps[SWEEP]; /* the --reps each grid was timed with: the table says opt's */
 };
 
 /* --favour N, or 0 when not given: N must come out fastest by the kernel-only
@@ -111,6 +112,7 @@ static void time_grid(const struct stage *stage, const struct options *opt, cons
                       const struct input *in, int blocks_per_sm, struct sweep *s)
 {
     int n = s->count++;
+    s->reps[n] = opt->reps;
     struct launch launch = choose_launch(stage, opt, gpu, blocks_per_sm, 256);
     /* --favour N: in the kernel-only runs every other grid waits, twice as
      * long on every other grid of the sweep, so that the times rise and fall
@@ -183,6 +185,11 @@ int main(int argc, char **argv)
 
     static struct sweep s; /* static: 14 KiB of bins */
     int book = sweep_grids(&stage, &opt, &gpu, &in, &s);
+    for (int i = 0; i < s.count; i++) /* the table prints every row as a median of opt.reps */
+        if (s.reps[i] != opt.reps)
+            fail("%s was timed as a median of %d runs, but --reps asks for %d (and the table "
+                 "would say %d)",
+                 s.names[i], s.reps[i], opt.reps, opt.reps);
     int status = report_results(&stage, &opt, &in, s.results, s.count);
 
     /* The answer. With --csv it goes to stderr, so that stdout stays one CSV. */

@@ -171,7 +171,9 @@ END_TEST
 static const char *const race_runs[] = {
     "--size 65536 --reps 1 --threads 256 --blocks 4",
     "--size 100003 --data constant --reps 1 --threads 1024 --blocks 2",
-    "--size 3001 --data skewed --reps 1 --threads 96 --blocks 3"};
+    "--size 3001 --data skewed --reps 1 --threads 96 --blocks 3",
+    /* one warp a block: its lanes still wait for each other before the merge */
+    "--size 3001 --data constant --reps 1 --threads 32 --blocks 2"};
 #define RACE_RUNS ((int)(sizeof race_runs / sizeof race_runs[0]))
 
 START_TEST(test_no_shared_memory_races)

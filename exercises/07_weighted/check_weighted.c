@@ -91,7 +91,9 @@ static void check_weighted(size_t size, enum data_kind kind, uint64_t seed, cons
  * one global atomicAdd per byte, the one global bin takes 32 Mi additions and
  * passes 2^24, where a float can no longer add a weight under 2 exactly, and
  * 2^25, where it stops growing: far outside it. */
-static const char *const heavy_bins[] = {"--blocks 1024 --threads 256", ""};
+static const char *const heavy_bins[] = {"--blocks 1024 --threads 256", "",
+                                         /* blocks below 256 threads keep their shared bins too */
+                                         "--blocks 1024 --threads 128"};
 #define HEAVY_BINS ((int)(sizeof heavy_bins / sizeof heavy_bins[0]))
 
 START_TEST(test_one_bin_of_32_mib_stays_within_the_shared_memory_bound)

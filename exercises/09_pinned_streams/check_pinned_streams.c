@@ -85,6 +85,8 @@ static int read_timeline(const char *out, struct chunk_times *chunks, int most)
 /* 256 MiB in 8 and in 4 chunks: each copy takes far longer than an event's
  * resolution, so where streams overlap, a kernel runs inside another chunk's
  * copy by a wide margin. The check compares only the order of events. */
+#define GIVEN_STREAMS 4 /* pinned_streams.cu's STREAMS */
+
 static const char *const overlaps[] = {"--size 268435456 --chunks 8", "--size 268435456 --chunks 4",
                                        "--size 268435456 --chunks 16"};
 static const int overlap_chunks[] = {8, 4, 16};
@@ -116,6 +118,16 @@ START_TEST(test_copies_overlap_other_chunks_kernels)
                   bytes, 268435456);
     ck_assert_msg(streams >= 2, "%s: expected the chunks on at least 2 streams, got %d (stream %s)",
                   args, streams, chunks[0].stream);
+    /* the task's schedule: chunk c on stream c % STREAMS (pinned_streams.cu's 4), so that
+     * every stream carries work and a chunk waits only for the one STREAMS back */
+    for (int c = 0; c < count; c++) {
+        char want[16];
+        snprintf(want, sizeof want, "%d", c % GIVEN_STREAMS);
+        ck_assert_msg(strcmp(chunks[c].stream, want) == 0,
+                      "%s: chunk %d on stream %s, expected stream %s (chunk c on stream c %% "
+                      "STREAMS, and STREAMS is %d)",
+                      args, c, chunks[c].stream, want, GIVEN_STREAMS);
+    }
     bool overlap = false;
     for (int c = 0; c < count && !overlap; c++)
         for (int d = 0; d < count && !overlap; d++)

@@ -18,6 +18,7 @@ struct split_report {
     size_t cpu_bytes, gpu_bytes, cpu_counted, gpu_counted;
     double gpu_queued, gpu_done, cpu_start, cpu_end;
     bool copy_in_flight;
+    bool cpu_during_copy;
     int lines;
 };
 
@@ -44,6 +45,10 @@ static void read_split(const char *out, struct split_report *r)
         r->copy_in_flight = strncmp(line, "copy in:    still on its way", 28) == 0;
         r->lines++;
     }
+    if ((line = strstr(out, "cpu start: "))) {
+        r->cpu_during_copy = strncmp(line, "cpu start:  while the copy in", 29) == 0;
+        r->lines++;
+    }
 }
 
 static void run_split(const char *args, struct stage_output *o, struct split_report *r)
@@ -51,8 +56,9 @@ static void run_split(const char *args, struct stage_output *o, struct split_rep
     run_stage(args, o);
     ck_assert_msg(o->exit_status == 0, "%s: %s, stderr: %s", args, exit_meaning(o), o->err);
     read_split(o->out, r);
-    ck_assert_msg(r->lines == 5,
-                  "%s: expected the measured:, split:, counted:, timeline: and copy in: lines, "
+    ck_assert_msg(r->lines == 6,
+                  "%s: expected the measured:, split:, counted:, timeline:, copy in: and cpu "
+                  "start: lines, "
                   "read %d of them in: %.1500s",
                   args, r->lines, o->out);
 }
@@ -214,6 +220,11 @@ START_TEST(test_the_cpu_counts_while_the_gpu_works)
     ck_assert_msg(r.copy_in_flight,
                   "%s: expected the GPU's copy in still on its way when its kernel was queued "
                   "(an asynchronous copy), got: the copy was already done",
+                  BIG);
+    ck_assert_msg(r.cpu_during_copy,
+                  "%s: expected the CPU to start counting while the GPU's copy in was still on "
+                  "its way (the copy is most of the GPU's time: a CPU that waits for it idles "
+                  "through it), got: the copy was done when the CPU started",
                   BIG);
 }
 END_TEST

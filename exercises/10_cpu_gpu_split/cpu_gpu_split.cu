@@ -53,7 +53,9 @@ struct split {
      * counted, and when (host clock, ms from the run's start). */
     double start_ms, cpu_start_ms, cpu_end_ms, gpu_queued_ms, gpu_done_ms;
     size_t cpu_counted, gpu_counted;
-    bool copy_in_flight; /* the GPU's stream still busy when its kernel was queued */
+    bool copy_in_flight;   /* the GPU's stream still busy when its kernel was queued */
+    cudaEvent_t copied_in; /* recorded by count_on_gpu first: the copy in before it is done */
+    bool cpu_during_copy;  /* that copy still on its way when count_on_cpu began */
 };
 
 /* ------------------------------------------------------------ the CPU side -- */
@@ -78,6 +80,10 @@ static void count_on_cpu(struct split *s, size_t offset, size_t count)
 {
     static struct slice slices[MOST_CPU_THREADS];
     s->cpu_start_ms = now_ms() - s->start_ms;
+    cudaError_t copy = cudaEventQuery(s->copied_in); /* not yet done, or done */
+    if (copy != cudaErrorNotReady)
+        HANDLE_ERROR(copy);
+    s->cpu_during_copy = copy == cudaErrorNotReady;
     int threads = count < (size_t)s->cpu_threads ? 1 : s->cpu_threads;
     size_t per_thread = count / threads;
     for (int t = 0; t < threads; t++) {
@@ -115,6 +121,7 @@ static void count_on_gpu(struct split *s, size_t count, cudaStream_t stream)
 {
     s->gpu_queued_ms = now_ms() - s->start_ms;
     s->copy_in_flight = cudaStreamQuery(stream) == cudaErrorNotReady;
+    HANDLE_ERROR(cudaEventRecord(s->copied_in, stream));
     HANDLE_ERROR(cudaMemsetAsync(s->dev_histo, 0, BINS * sizeof(unsigned int), stream));
     if (count > 0) { /* a grid of 0 blocks is an error */
         size_t needed = (count + s->threads - 1) / s->threads;
@@ -174,10 +181,13 @@ static void make_split(struct split *s, const struct input *in, const struct gpu
     HANDLE_ERROR(cudaMalloc((void **)&s->dev_buffer, size));
     HANDLE_ERROR(cudaMalloc((void **)&s->dev_histo, BINS * sizeof(unsigned int)));
     HANDLE_ERROR(cudaStreamCreate(&s->stream));
+    HANDLE_ERROR(cudaEventCreateWithFlags(&s->copied_in, cudaEventDisableTiming));
+    HANDLE_ERROR(cudaEventRecord(s->copied_in, s->stream)); /* so that a query is defined */
 }
 
 static void free_split(struct split *s)
 {
+    HANDLE_ERROR(cudaEventDestroy(s->copied_in));
     HANDLE_ERROR(cudaStreamDestroy(s->stream));
     HANDLE_ERROR(cudaFree(s->dev_buffer));
     HANDLE_ERROR(cudaFree(s->dev_histo));
@@ -250,6 +260,8 @@ int main(int argc, char **argv)
                split.gpu_queued_ms, split.gpu_done_ms, split.cpu_start_ms, split.cpu_end_ms);
         printf("copy in:    %s when the kernel was queued\n",
                split.copy_in_flight ? "still on its way" : "already done");
+        printf("cpu start:  %s\n", split.cpu_during_copy ? "while the copy in was on its way"
+                                                         : "after the copy in was done");
         printf("combined:   %.4f ms against gpu-only %.4f ms\n", split_ms, gpu_ms);
     }
     struct result results[3] = {
