@@ -113,7 +113,8 @@ int run_suite(Suite *suite);
 bool have_oclgrind(void);
 
 /* Runs the program under Oclgrind with args (keep the input small: it is
- * slow) and asserts that it exits 0 and that Oclgrind reported nothing. */
+ * slow) and asserts that it exits 0 and that Oclgrind reported nothing, equal
+ * values written at once by several items included (--uniform-writes). */
 void check_no_races(const char *args);
 
 /* The check's own OpenCL host (host: its path; built from check_*_quick.c

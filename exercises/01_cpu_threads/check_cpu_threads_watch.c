@@ -13,8 +13,8 @@
  *       own writes O, plain writes to bins others wrote unlocked M
  * "shared" is the histogram the program reports; a thread's own writes are
  * the other writes to memory no other thread of the run wrote. A write is
- * unlocked when its thread holds no lock; in the watched run the first
- * trylock of every other thread (the 2nd, the 4th, ...) fails, as if the lock
+ * unlocked when its thread holds no lock; in the watched run the first 64
+ * trylocks of every other thread (the 2nd, the 4th, ...) fail, as if the lock
  * were busy. M counts the shared bins this thread wrote with a plain write
  * (under a lock or not) that another thread of the run wrote holding no lock:
  * nothing orders the two.
@@ -329,24 +329,25 @@ int __wrap_pthread_mutex_lock(pthread_mutex_t *m)
 /* A trylock that fails holds no lock: what its thread writes next, until it
  * locks again, is written with no lock. Whether a trylock fails depends on
  * whether another thread holds the lock at that instant, which a run may
- * never show; so in the watched run, the first trylock of every other thread
- * (the 2nd, the 4th, ...) fails, as it would if another thread held the lock
- * then, and the others' succeed. A program that acts on the failure (tries
- * again, or waits with a lock) goes on as usual; one that ignores it writes
- * the shared bins with no lock, in every watched run; and one that adds some
- * other way when the lock is busy meets, in the same run, threads that add
- * under the lock. */
-static __thread bool tried; /* this thread's first trylock of the watched run is done */
-static bool first_try_fails(void)
+ * never show; so in the watched run, the first FAILED_TRIES trylocks of
+ * every other thread (the 2nd, the 4th, ...) fail, as they would while
+ * another thread held the lock that long, and the others' succeed. A program
+ * that acts on the failure (tries again until it locks, or waits with a lock)
+ * goes on as usual; one that ignores it writes the shared bins with no lock,
+ * in every watched run; and one that adds some other way when the lock stays
+ * busy (after a few tries) meets, in the same run, threads that add under the
+ * lock. */
+#define FAILED_TRIES 64
+static __thread int tries; /* this thread's trylocks in the watched run */
+static bool early_try_fails(void)
 {
-    if (!worker || tried || !watching())
+    if (!worker || !watching())
         return false;
-    tried = true;
-    return me % 2 == 0;
+    return me % 2 == 0 && tries++ < FAILED_TRIES;
 }
 int __wrap_pthread_mutex_trylock(pthread_mutex_t *m)
 {
-    return first_try_fails() ? EBUSY : locked(__real_pthread_mutex_trylock(m));
+    return early_try_fails() ? EBUSY : locked(__real_pthread_mutex_trylock(m));
 }
 int __wrap_pthread_mutex_unlock(pthread_mutex_t *m)
 {
@@ -358,7 +359,7 @@ int __wrap_pthread_spin_lock(pthread_spinlock_t *m)
 }
 int __wrap_pthread_spin_trylock(pthread_spinlock_t *m)
 {
-    return first_try_fails() ? EBUSY : locked(__real_pthread_spin_trylock(m));
+    return early_try_fails() ? EBUSY : locked(__real_pthread_spin_trylock(m));
 }
 int __wrap_pthread_spin_unlock(pthread_spinlock_t *m)
 {

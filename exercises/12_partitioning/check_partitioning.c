@@ -295,8 +295,10 @@ START_TEST(test_both_walks_match_reference)
 }
 END_TEST
 
+/* 256000 work-items on 300007 bytes: a walk's arithmetic whose products of an
+ * item's number and the remainder (44007) need more than 32 bits */
 static const char *const launches[] = {"--threads 1", "--threads 33", "--blocks 1 --threads 64",
-                                       "--blocks 1000 --threads 32"};
+                                       "--blocks 1000 --threads 32", "--blocks 1000 --threads 256"};
 #define LAUNCHES ((int)(sizeof launches / sizeof launches[0]))
 
 START_TEST(test_every_launch_matches_reference)

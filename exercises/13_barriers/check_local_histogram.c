@@ -53,7 +53,8 @@ static const char *const launches[] = {"--threads 1",
                                        "--threads 512",
                                        "--blocks 1 --threads 256",
                                        "--blocks 1 --threads 64",
-                                       "--blocks 1000 --threads 32"};
+                                       "--blocks 1000 --threads 32",
+                                       "--threads 4"};
 #define LAUNCHES ((int)(sizeof launches / sizeof launches[0]))
 
 START_TEST(test_every_launch_matches_reference)
@@ -136,8 +137,10 @@ static const char *const race_launches[] = {
     "--size 3000 --reps 1 --blocks 1 --threads 64", "--size 3000 --reps 1 --blocks 3 --threads 64",
     "--size 3000 --reps 1 --blocks 2 --threads 32", "--size 3000 --reps 1 --blocks 3 --threads 16",
     "--size 257 --reps 1 --blocks 2 --threads 256", "--size 257 --reps 1 --blocks 2 --threads 1",
-    "--size 1 --reps 1 --blocks 2 --threads 64",    "--size 0 --reps 1 --blocks 2 --threads 64",
-    "--size 3000 --reps 1 --blocks 2 --threads 512"};
+    "--size 1 --reps 1 --blocks 2 --threads 64", "--size 0 --reps 1 --blocks 2 --threads 64",
+    "--size 3000 --reps 1 --blocks 2 --threads 512",
+    /* groups narrower than a SIMD vector: no lockstep is promised there either */
+    "--size 3000 --reps 1 --blocks 3 --threads 8", "--size 3000 --reps 1 --blocks 2 --threads 2"};
 #define RACE_LAUNCHES ((int)(sizeof race_launches / sizeof race_launches[0]))
 
 START_TEST(test_no_races_under_oclgrind)

@@ -320,7 +320,15 @@ END_TEST
  * by trying every edge (a second or so per range). */
 static const struct probe rounding_ranges[] = {{INT32_MIN, INT32_MAX, 16777216, 0},
                                                {INT32_MIN, INT32_MAX, 16777213, 0},
-                                               {INT32_MIN, INT32_MAX, 16777215, 0}};
+                                               {INT32_MIN, INT32_MAX, 16777215, 0},
+                                               /* 2^28 to 2^29 keys wide, 2^23 to 2^24 bins:
+                                                * the product stays under 2^53 and is exact,
+                                                * but a scale (bins / width) or a quotient
+                                                * first still rounds, at rare edges. Found
+                                                * by trying such ranges at random. */
+                                               {-122588493, 303407508, 15357303, 0},
+                                               {-933990620, -455741150, 16328800, 0},
+                                               {-929468273, -518926704, 10145696, 0}};
 #define ROUNDING_RANGES ((int)(sizeof rounding_ranges / sizeof rounding_ranges[0]))
 
 static void check_keys_where_a_double_rounds(const struct probe *range)

@@ -145,6 +145,34 @@ START_TEST(test_a_full_half_is_flushed_in_either_half)
 }
 END_TEST
 
+/* The program clears the words before each timed run and counts the same
+ * input again: every run must pack it the same way, so the last of five runs
+ * shows the packing one run shows. State that outlives a run (a count of adds
+ * since the last flush kept beside the halves, say) makes later runs flush
+ * at other moments. */
+static const char *const rerun_inputs[] = {"--size 200000 --data constant",
+                                           "--size 3000000 --data uniform --seed 3"};
+
+START_TEST(test_every_run_packs_the_same_way)
+{
+    char one[160], five[160];
+    snprintf(one, sizeof one, "%s --reps 1 --show-packing", rerun_inputs[_i]);
+    snprintf(five, sizeof five, "%s --reps 5 --show-packing", rerun_inputs[_i]);
+    struct stage_output a, b;
+    run_stage(one, &a);
+    run_stage(five, &b);
+    ck_assert_msg(a.exit_status == 0 && b.exit_status == 0, "%s: %s; --reps 5: %s", one,
+                  exit_meaning(&a), exit_meaning(&b));
+    const char *line_a = strstr(a.out, "\npacking:"), *line_b = strstr(b.out, "\npacking:");
+    ck_assert_msg(line_a && line_b, "%s: no 'packing:' line: %s", one, line_a ? b.out : a.out);
+    size_t length = strcspn(line_a + 1, "\n");
+    ck_assert_msg(length == strcspn(line_b + 1, "\n") && strncmp(line_a, line_b, length + 1) == 0,
+                  "%s: the last of 5 runs packed the input otherwise than one run:\n  one:  "
+                  "%.*s\n  five: %.*s\n(is there state that the next run does not start afresh?)",
+                  one, (int)length, line_a + 1, (int)strcspn(line_b + 1, "\n"), line_b + 1);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- edges -- */
 
 /* Around one and two full halves: the last count that fits, the first that does not. */
@@ -368,7 +396,8 @@ int main(int argc, char **argv)
     tcase_set_timeout(halves, 60);
     tcase_add_test(halves, test_packs_256_bins_into_128_words);
     tcase_add_loop_test(halves, test_a_full_half_is_flushed_in_either_half, 0, 2);
-    add_tcase(suite, halves, 3);
+    tcase_add_loop_test(halves, test_every_run_packs_the_same_way, 0, 2);
+    add_tcase(suite, halves, 5);
     TCase *edges = exercise_tcase("no half carries: sizes around 65535, either half", 3);
     tcase_set_timeout(edges, 120);
     tcase_add_loop_test(edges, test_constant_data_around_65535_in_either_half, 0, 2 * EDGE_SIZES);

@@ -13,8 +13,9 @@
 #include <string.h>
 
 /* stage 06's recorded timeline on the H100 (make check runs in the exercise's folder) */
-#define TIMELINE  "../../plots/results/timeline-06_streams-nvidia-h100-80gb-hbm3.txt"
-#define EPSILON   1e-6 /* ms: the durations here are multiples of 1/4, exact in a double */
+#define TIMELINE "../../plots/results/timeline-06_streams-nvidia-h100-80gb-hbm3.txt"
+/* ms: the durations here are multiples of 1/4 (exact in a double) or of 0.0001 */
+#define EPSILON   1e-6
 #define MAX_STEPS 300
 /* What the program's options take: --streams, --engines, and each duration in ms. */
 #define MAX_STREAMS 64
@@ -100,6 +101,9 @@ static const struct known one_stream[] = {
      12288000000000.0,
      "the options' limits: 4096 chunks of three 1e9 ms steps on one stream, the sum (12288 "
      "billion ms: exact in a double, past what 64-bit nanoseconds hold)"},
+    {"--chunks 2 --streams 1 --in 0.0004 --kernel 0.0002 --out 0", 0.0012,
+     "two chunks of steps under a microsecond on one stream: the sum, 2 x (0.0004 + 0.0002); "
+     "a clock of whole microseconds rounds every step to 0"},
 };
 #define ONE_STREAM ((int)(sizeof one_stream / sizeof one_stream[0]))
 

@@ -141,14 +141,34 @@ static int wide_warp(int i, unsigned word[LANES])
     }
     return lanes;
 }
-#define NARROW_WARPS 24
-#define WIDE_WARPS   12
-#define RANDOM_WARPS (NARROW_WARPS + WIDE_WARPS)
+/* Scattered warp i: 32 lanes in one or two banks, on rows drawn from the whole
+ * range at random: rows that agree in no bits in particular, so that a row kept
+ * modulo some number, or hashed into a small table, meets another row's. */
+static int scattered_warp(int i, unsigned word[LANES])
+{
+    uint64_t state = 9000 + (uint64_t)i;
+    unsigned banks[2], rows = (MAX_WORD + 1) / BANKS;
+    int in_banks = 1 + i % 2;
+    for (int b = 0; b < in_banks; b++)
+        banks[b] = (unsigned)(next_random(&state) % BANKS);
+    for (int l = 0; l < LANES; l++)
+        word[l] = (unsigned)(next_random(&state) % rows) * BANKS +
+                  banks[next_random(&state) % (unsigned)in_banks];
+    return LANES;
+}
+#define NARROW_WARPS    24
+#define WIDE_WARPS      12
+#define SCATTERED_WARPS 12
+#define RANDOM_WARPS    (NARROW_WARPS + WIDE_WARPS + SCATTERED_WARPS)
 
-/* Random warp i of both kinds: the narrow ones first. */
+/* Random warp i of the three kinds: the narrow ones first. */
 static int any_warp(int i, unsigned word[LANES])
 {
-    return i < NARROW_WARPS ? random_warp(i, word) : wide_warp(i - NARROW_WARPS, word);
+    if (i < NARROW_WARPS)
+        return random_warp(i, word);
+    if (i < NARROW_WARPS + WIDE_WARPS)
+        return wide_warp(i - NARROW_WARPS, word);
+    return scattered_warp(i - NARROW_WARPS - WIDE_WARPS, word);
 }
 
 START_TEST(test_passes_keep_their_laws)

@@ -444,6 +444,19 @@ START_TEST(test_program_schedules_one_thread_loses_none_more_lose_more)
                       runs[i], line[0].fraction, before);
         before = line[0].fraction;
     }
+    /* The program's limits: a million adds on one thread (a chain of a million
+     * stores under the final count), and 1024 threads (more than a warp's 32) */
+    ck_assert_int_eq(read_random("--threads 1 --adds 1000000 --trials 1 --seed 5", line, 8), 1);
+    ck_assert_msg(line[0].final == 1000000 && line[0].fraction == 0,
+                  "--threads 1 --adds 1000000: final %.3f, mean lost fraction %.6f; expected "
+                  "1000000 and 0",
+                  line[0].final, line[0].fraction);
+    const char *most = "--threads 1024 --adds 100 --trials 20 --seed 3";
+    ck_assert_int_eq(read_random(most, line, 8), 1);
+    ck_assert_msg(line[0].fraction > before && line[0].fraction < 1,
+                  "%s: mean lost fraction %.6f, expected more than %.6f (32 threads) and less "
+                  "than 1",
+                  most, line[0].fraction, before);
 }
 END_TEST
 
