@@ -199,6 +199,9 @@ for t in "${targets[@]}"; do
         if why=$(../common/can-build.sh "$exercise"); [ -n "$why" ]; then
             result=skipped
             echo "$exercise: not checked here: ${why#*not built: }" >"$log"
+        elif [ "$mode" = mutants ] && grep -q 'static assertion failed' "$log"; then
+            # the given program refuses it when it is compiled: caught there
+            result="caught at build"
         fi
     else
         make --no-print-directory -s -C "$exercise" SOLUTION="$solution" MUTANT="$mutant" \
@@ -227,7 +230,7 @@ for t in "${targets[@]}"; do
         esac ;;
     esac
     case $result in
-    passed | caught)
+    passed | caught | "caught at build")
         passed=$((passed + 1))
         echo "== $label: $result$([ "$mode" = mutants ] && sed -n 's/.*FAILING in \("[^"]*"\).*/ in \1/p' "$log" | head -1)" ;;
     skipped)

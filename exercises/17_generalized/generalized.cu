@@ -52,6 +52,14 @@ struct pick {
 /* Yours: spline_bins, nearest_hue and darkest. */
 #include "generalized_yours.cuh"
 
+/* The task's two combines run in the library's compare-and-swap loop: a
+ * derivation from another part (the hardware's own atomicMin, say) may give
+ * the same minimum, but it is not the combine the task asks you to write. */
+static_assert(std::is_base_of<gh_cas<pick>, nearest_hue>::value,
+              "nearest_hue must derive from gh_cas<pick> (the README's task 2)");
+static_assert(std::is_base_of<gh_cas<unsigned>, darkest>::value,
+              "darkest must derive from gh_cas<unsigned> (the README's task 3)");
+
 /* The spline bins' combine: a float sum per bin, the hardware's atomicAdd. */
 typedef gh_parts<float, GH_ADD_F32> spline_sums;
 
