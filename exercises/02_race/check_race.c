@@ -171,6 +171,32 @@ START_TEST(test_every_atomic_is_device_wide)
 }
 END_TEST
 
+/* ------------------------------------ each thread's own bytes, in ncu -- */
+
+/* Every thread counts its own bytes, as racy_kernel reads them: thread i reads
+ * bytes i, i + stride, ..., so a warp's 32 loads of one step are 32 bytes in a
+ * row, one 32-byte sector for each load request (stage 02's profile on the
+ * H100 shows exactly that: plots/results/profile-nvidia-h100-80gb-hbm3.csv,
+ * global_ld_sectors over global_ld_requests). A thread that counts a slice of
+ * its own instead sends its warp's 32 loads to 32 places far apart: up to 32
+ * sectors a request. 16 MiB on 64 blocks of 256: slices of 1 KiB. */
+START_TEST(test_each_warp_reads_32_bytes_in_a_row)
+{
+    const char *args = "--size 16M --data uniform --seed 5 --reps 1 --blocks 64 --threads 256";
+    const char *const metrics[] = {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+                                   "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"};
+    double values[2];
+    profile_kernel(args, "histo_kernel", metrics, 2, values);
+    double per_request = values[1] > 0 ? values[0] / values[1] : 0;
+    ck_assert_msg(values[1] > 0 && per_request <= 4,
+                  "%s: the input's loads touched %.1f 32-byte sectors a request (ncu: %.0f "
+                  "sectors, %.0f requests); a warp whose threads read bytes i, i + stride, ... "
+                  "as racy_kernel's do touches one: every thread counts its own bytes, the ones "
+                  "racy_kernel gives it",
+                  args, per_request, values[0], values[1]);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("02_race", argc, argv);
@@ -189,6 +215,12 @@ int main(int argc, char **argv)
                         0, CROWDED);
     tcase_add_test(race, test_lost_is_the_input_minus_the_histogram_sum);
     add_if_runnable(suite, race, CROWDED + 1);
+
+    TCase *own = exercise_tcase("each thread counts its own bytes: a warp's loads 32 bytes in a "
+                                "row (GPU counters, ncu)",
+                                1);
+    tcase_add_test(own, test_each_warp_reads_32_bytes_in_a_row);
+    add_if_tool(suite, own, 1, can_profile(), profile_tool_missing());
 
     TCase *large = exercise_tcase("the largest input, 4 GiB - 1 bytes: every byte counted once", 3);
     tcase_add_loop_test(large, test_counts_the_largest_input, 0, 2); /* uniform, constant */

@@ -228,12 +228,12 @@ END_TEST
  * 256 of each; an atomic per copy runs 8 x 8 global atomics; a plain += none. */
 START_TEST(test_the_block_merges_with_one_global_atomic_per_bin)
 {
-    const char *const metrics[] = {"smsp__inst_executed_op_global_red.sum",
-                                   "smsp__inst_executed_op_generic_atom.sum",
-                                   "smsp__inst_executed_op_shared_ld.sum"};
-    double counts[3];
+    const char *const metrics[] = {
+        "smsp__inst_executed_op_global_red.sum", "smsp__inst_executed_op_generic_atom.sum",
+        "smsp__inst_executed_op_shared_ld.sum", "smsp__inst_executed_op_global_red.max"};
+    double counts[4];
     char args[256];
-    profile_one_launch(metrics, 3, counts, args, sizeof args);
+    profile_one_launch(metrics, 4, counts, args, sizeof args);
     double global_atomics = counts[0] + counts[1], shared_loads = counts[2];
     int warps = PROFILED_THREADS / 32;
     double bin_instructions = (double)PROFILED_BLOCKS * BINS / 32; /* 8 per block */
@@ -254,6 +254,17 @@ START_TEST(test_the_block_merges_with_one_global_atomic_per_bin)
                   "block must merge, each thread taking bins, not one thread or one lane per warp "
                   "reading them all",
                   args, shared_loads, bin_instructions * warps, PROFILED_BLOCKS, warps);
+    /* Where the merge's global atomics run: a block's 8 warps sit on its SM's 4
+     * schedulers (SMSPs), 2 each, so a merge by all of them gives the busiest
+     * scheduler 2 of a block's 8 (4 where two blocks share an SM): a 256th of
+     * the launch's, or a 128th. A merge by warp 0 alone puts all 8 on one: a
+     * 64th. The bound is a 96th. */
+    ck_assert_msg(counts[3] < counts[0] / 96,
+                  "%s: the busiest SM scheduler ran %.1f of the launch's %.0f global atomic "
+                  "instructions, more than a 96th: the merge is left to one warp of the block "
+                  "(its warps share an SM's four schedulers), where every thread should take "
+                  "bins",
+                  args, counts[3], counts[0]);
 }
 END_TEST
 

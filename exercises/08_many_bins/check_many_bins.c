@@ -245,7 +245,10 @@ END_TEST
  *   block's share (512 Ki values, 64 Ki a pass over 8192 bins) leaves almost
  *   no counter of its copy at zero, so the floor is half the instructions.
  *   One thread that adds a whole copy sends one request per counter, 4 times
- *   the bound; a merge that only block 0 makes, a 16th of the instructions. */
+ *   the bound; a merge that only block 0 makes, a 16th of the instructions;
+ * - a pass reads the input once: its loads touch the 16 MiB's 32-byte sectors
+ *   once each, 524288 (a half more allowed); a pass that reads it twice (a
+ *   first look for values of its range, then the count) touches twice. */
 #define PROFILED_ARGS   "--bins 65536 --size 16M --blocks 16 --threads 256 --reps 1"
 #define PROFILED_VALUES (((size_t)16 << 20) / 2)
 #define PROFILED_BLOCKS 16
@@ -257,12 +260,14 @@ START_TEST(test_65536_bins_are_counted_in_shared_memory_and_merged_by_every_thre
                   "%s: %s, or no 'passes:' line: %s", PROFILED_ARGS,
                   exit_meaning_of(out.exit_status), out.text);
     unsigned int passes = out.launches;
-    static const char *const metrics[] = {
-        "smsp__inst_executed_op_shared_atom.sum", "lts__t_requests_op_red.sum",
-        "lts__t_requests_op_atom.sum", "smsp__inst_executed_op_global_red.sum",
-        "smsp__inst_executed_op_global_red.max"};
-    double values[5];
-    profile_kernel(PROFILED_ARGS, "histo_kernel", metrics, 5, values);
+    static const char *const metrics[] = {"smsp__inst_executed_op_shared_atom.sum",
+                                          "lts__t_requests_op_red.sum",
+                                          "lts__t_requests_op_atom.sum",
+                                          "smsp__inst_executed_op_global_red.sum",
+                                          "smsp__inst_executed_op_global_red.max",
+                                          "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"};
+    double values[6];
+    profile_kernel(PROFILED_ARGS, "histo_kernel", metrics, 6, values);
     int launches = profile_launches();
     ck_assert_msg(launches % passes == 0,
                   "%s: ncu saw %d launches of histo_kernel, not a whole number of histograms "
@@ -295,6 +300,12 @@ START_TEST(test_65536_bins_are_counted_in_shared_memory_and_merged_by_every_thre
                   "instructions, more than a 24th: the merge is left to one warp of the "
                   "block, where every thread should take bins",
                   PROFILED_ARGS, values[4], values[3]);
+    double sectors_per_pass = values[5] / launches, input_sectors = PROFILED_VALUES * 2 / 32.0;
+    ck_assert_msg(sectors_per_pass <= 1.5 * input_sectors,
+                  "%s: each pass's loads touched %.0f 32-byte sectors of global memory, want at "
+                  "most %.0f (the 16 MiB input's %.0f, and a half more): a pass reads the input "
+                  "once, counting as it goes",
+                  PROFILED_ARGS, sectors_per_pass, 1.5 * input_sectors, input_sectors);
     ck_assert_msg(requests >= merge / 2,
                   "%s: %.0f atomic requests to L2 per histogram, want at least %.0f (half the "
                   "merge instructions of %d blocks, whose copies are all but full): not every "
