@@ -169,6 +169,31 @@ START_TEST(test_a_small_input_is_split_by_its_times_too)
 }
 END_TEST
 
+/* A GPU made slow (--slow-gpu: it waits 200 million cycles, about a tenth of
+ * a second, before it counts): now the CPU is the faster side and must get
+ * most of the bytes, as its share of the speeds says. A split that assumes the
+ * GPU is the faster side, or caps the CPU's share, does not follow. */
+START_TEST(test_a_slow_gpu_leaves_most_to_the_cpu)
+{
+    const char *args = "--size 4M --reps 3 --slow-gpu 200";
+    size_t size = (size_t)4 << 20;
+    struct stage_output o;
+    struct split_report r;
+    run_split(args, &o, &r);
+    ck_assert_msg(r.gpu_ms > r.cpu_ms,
+                  "%s: gpu-only %.4f ms, cpu-only %.4f ms: the slowed GPU "
+                  "should be the slower side",
+                  args, r.gpu_ms, r.cpu_ms);
+    double expected = (double)size * r.gpu_ms / (r.cpu_ms + r.gpu_ms);
+    double slack = size / 100.0 + size * (0.00005 / r.cpu_ms + 0.00005 / r.gpu_ms) + 1;
+    double off = (double)r.cpu_bytes - expected;
+    ck_assert_msg(off < slack && off > -slack,
+                  "%s: cpu-only took %.4f ms and gpu-only %.4f ms, so both end together with "
+                  "about %.0f bytes on the CPU (more than half); got %zu",
+                  args, r.cpu_ms, r.gpu_ms, expected, r.cpu_bytes);
+}
+END_TEST
+
 /* One CPU thread against several: the slower CPU must get the smaller share. */
 START_TEST(test_a_slower_cpu_gets_a_smaller_share)
 {
@@ -272,8 +297,9 @@ START_TEST(test_csv_prints_header_and_three_verified_rows)
 }
 END_TEST
 
-static const char *const bad_splits[] = {"--size 100 --cpu-bytes 101", "--cpu-bytes -1",
-                                         "--cpu-bytes x", "--cpu-threads 0", "--cpu-threads 65"};
+static const char *const bad_splits[] = {
+    "--size 100 --cpu-bytes 101", "--cpu-bytes -1", "--cpu-bytes x",   "--cpu-threads 0",
+    "--cpu-threads 65",           "--slow-gpu 0",   "--slow-gpu 10001"};
 #define BAD_SPLITS ((int)(sizeof bad_splits / sizeof bad_splits[0]))
 
 START_TEST(test_bad_split_options_are_usage_errors)
@@ -307,7 +333,8 @@ int main(int argc, char **argv)
     tcase_add_test(split, test_split_follows_the_measured_times);
     tcase_add_test(split, test_a_small_input_is_split_by_its_times_too);
     tcase_add_test(split, test_a_slower_cpu_gets_a_smaller_share);
-    add_if_runnable(suite, split, 3);
+    tcase_add_test(split, test_a_slow_gpu_leaves_most_to_the_cpu);
+    add_if_runnable(suite, split, 4);
     TCase *overlap = exercise_tcase("the CPU counts while the GPU works", 2);
     tcase_add_test(overlap, test_the_cpu_counts_while_the_gpu_works);
     add_if_runnable(suite, overlap, 1);

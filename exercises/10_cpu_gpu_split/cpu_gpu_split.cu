@@ -56,6 +56,7 @@ struct split {
     bool copy_in_flight;   /* the GPU's stream still busy when its kernel was queued */
     cudaEvent_t copied_in; /* recorded by count_on_gpu first: the copy in before it is done */
     bool cpu_during_copy;  /* that copy still on its way when count_on_cpu began */
+    long long wait_cycles; /* --slow-gpu: cycles the GPU waits before it counts */
 };
 
 /* ------------------------------------------------------------ the CPU side -- */
@@ -107,6 +108,15 @@ static void count_on_cpu(struct split *s, size_t offset, size_t count)
 
 /* ------------------------------------------------------------ the GPU side -- */
 
+/* For --slow-gpu: one thread that waits a number of clock cycles, so that the
+ * GPU's share takes longer, as on a slower GPU. Not part of the lesson. */
+__global__ void wait_kernel(long long cycles)
+{
+    long long start = clock64();
+    while (clock64() - start < cycles)
+        ;
+}
+
 static void CUDART_CB stamp_done(void *context)
 {
     struct split *s = (struct split *)context;
@@ -124,6 +134,8 @@ static void count_on_gpu(struct split *s, size_t count, cudaStream_t stream)
     HANDLE_ERROR(cudaEventRecord(s->copied_in, stream));
     HANDLE_ERROR(cudaMemsetAsync(s->dev_histo, 0, BINS * sizeof(unsigned int), stream));
     if (count > 0) { /* a grid of 0 blocks is an error */
+        if (s->wait_cycles)
+            wait_kernel<<<1, 1, 0, stream>>>(s->wait_cycles);
         size_t needed = (count + s->threads - 1) / s->threads;
         unsigned blocks = (unsigned)(needed < (size_t)s->most_blocks ? needed : s->most_blocks);
         histo_kernel<<<blocks, s->threads, 0, stream>>>(s->dev_buffer, count, s->dev_histo);
@@ -200,6 +212,9 @@ int main(int argc, char **argv)
     static const struct stage_option options[] = {
         {"--cpu-threads", "N", "CPU threads that count the CPU's share (default: one per core)"},
         {"--cpu-bytes", "N", "the CPU's share in bytes, instead of the measured split"},
+        {"--slow-gpu", "M",
+         "for the check: the GPU waits M million clock cycles before it counts (1 to 10000), "
+         "as a slower GPU would take longer"},
         {NULL, NULL, NULL}};
     const struct stage stage = {
         .dir = "10_cpu_gpu_split",
@@ -227,6 +242,13 @@ int main(int argc, char **argv)
         if (*end || forced < 0 || opt.stage_values[1][0] == '\0')
             usage_error(&stage, "--cpu-bytes: not a number of bytes");
     }
+    long long slow_gpu = 0;
+    if (opt.stage_values[2]) {
+        char *end;
+        slow_gpu = strtoll(opt.stage_values[2], &end, 10);
+        if (*end || slow_gpu < 1 || slow_gpu > 10000)
+            usage_error(&stage, "--slow-gpu: a number of million cycles from 1 to 10000");
+    }
     struct gpu gpu = open_gpu(&stage);
     if (opt.threads > gpu.max_threads_per_block)
         usage_error(&stage, "--threads: more than this GPU takes per block");
@@ -237,6 +259,7 @@ int main(int argc, char **argv)
     static struct split split;
     static unsigned int gpu_histo[BINS], cpu_histo[BINS], split_histo[BINS];
     make_split(&split, &in, &gpu, cpu_threads, opt.threads ? opt.threads : 256);
+    split.wait_cycles = slow_gpu * 1000000;
     /* Each side alone on the whole input: the speeds the split comes from. */
     double gpu_ms = median_split(&split, 0, opt.reps, gpu_histo);
     double cpu_ms = median_split(&split, in.size, opt.reps, cpu_histo);
