@@ -265,9 +265,10 @@ START_TEST(test_65536_bins_are_counted_in_shared_memory_and_merged_by_every_thre
                                           "lts__t_requests_op_atom.sum",
                                           "smsp__inst_executed_op_global_red.sum",
                                           "smsp__inst_executed_op_global_red.max",
-                                          "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"};
-    double values[6];
-    profile_kernel(PROFILED_ARGS, "histo_kernel", metrics, 6, values);
+                                          "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+                                          "smsp__inst_executed_op_shared_st.sum"};
+    double values[7];
+    profile_kernel(PROFILED_ARGS, "histo_kernel", metrics, 7, values);
     int launches = profile_launches();
     ck_assert_msg(launches % passes == 0,
                   "%s: ncu saw %d launches of histo_kernel, not a whole number of histograms "
@@ -306,6 +307,16 @@ START_TEST(test_65536_bins_are_counted_in_shared_memory_and_merged_by_every_thre
                   "most %.0f (the 16 MiB input's %.0f, and a half more): a pass reads the input "
                   "once, counting as it goes",
                   PROFILED_ARGS, sectors_per_pass, 1.5 * input_sectors, input_sectors);
+    /* The copy zeroed by every thread: a pass's range of counters takes a warp
+     * store instruction per 32 (fewer with wider stores); one thread zeroing it
+     * alone runs one instruction for each store it makes, up to 32 times as many. */
+    double range = (double)MOST_BINS / passes, stores_per_pass = values[6] / launches;
+    double most_stores = 2 * PROFILED_BLOCKS * (range / 32 + 8);
+    ck_assert_msg(stores_per_pass <= most_stores,
+                  "%s: %.0f shared-memory store instructions per pass, want at most %.0f (%d "
+                  "blocks zeroing a range of %.0f counters, a warp instruction per 32, and "
+                  "twice that): the copy is zeroed by too few threads (one thread alone?)",
+                  PROFILED_ARGS, stores_per_pass, most_stores, PROFILED_BLOCKS, range);
     ck_assert_msg(requests >= merge / 2,
                   "%s: %.0f atomic requests to L2 per histogram, want at least %.0f (half the "
                   "merge instructions of %d blocks, whose copies are all but full): not every "
