@@ -14,7 +14,7 @@
 
 /* stage 06's recorded timeline on the H100 (make check runs in the exercise's folder) */
 #define TIMELINE "../../plots/results/timeline-06_streams-nvidia-h100-80gb-hbm3.txt"
-/* ms: the durations here are multiples of 1/4 (exact in a double) or of 0.0001 */
+/* ms: the durations here are multiples of 1/4 (exact in a double), of 0.0001 or of 0.0000001 */
 #define EPSILON   1e-6
 #define MAX_STEPS 300
 /* What the program's options take: --streams, --engines, and each duration in ms. */
@@ -104,6 +104,9 @@ static const struct known one_stream[] = {
     {"--chunks 2 --streams 1 --in 0.0004 --kernel 0.0002 --out 0", 0.0012,
      "two chunks of steps under a microsecond on one stream: the sum, 2 x (0.0004 + 0.0002); "
      "a clock of whole microseconds rounds every step to 0"},
+    {"--chunks 4096 --streams 1 --in 0.0000004 --kernel 0.0000004 --out 0.0000004", 0.0049152,
+     "the most chunks, of steps under a nanosecond (0.0000004 ms), on one stream: the sum, "
+     "4096 x 3 x 0.0000004; a clock of whole nanoseconds rounds every step to 0"},
 };
 #define ONE_STREAM ((int)(sizeof one_stream / sizeof one_stream[0]))
 
