@@ -141,8 +141,9 @@ static void show_patterns(const struct stage *stage, const struct opencl *cl, cl
 
 /* --show-walks S/T: runs show_walks, one work-item per item, and
  * prints each item's walk, "<walk> item t: first F step S end E". No input
- * is made, so S may be any size a ulong holds: the sizes where arithmetic
- * narrower than 64-bit integers (a float, a double) rounds. */
+ * is made, so S may be any size below 2^63, the sizes the walks promise: the
+ * sizes where arithmetic narrower than 64-bit integers (a float, a double)
+ * rounds. */
 static void show_walks(const struct stage *stage, const struct opencl *cl, cl_program program,
                        const char *text)
 {
@@ -152,8 +153,8 @@ static void show_walks(const struct stage *stage, const struct opencl *cl, cl_pr
     if (slash != text && *slash == '/')
         items = strtoull(slash + 1, &end, 10);
     if (text[0] < '0' || text[0] > '9' || !end || end == slash + 1 || *end || errno || items == 0 ||
-        items > MAX_WALK_ITEMS)
-        usage_error(stage, "--show-walks: give S/T, a size S in bytes below 2^64 and T from 1 to "
+        items > MAX_WALK_ITEMS || size >> 63)
+        usage_error(stage, "--show-walks: give S/T, a size S in bytes below 2^63 and T from 1 to "
                            "65536 work-items (e.g. 16777217/3)");
     cl_int err;
     cl_kernel kernel = clCreateKernel(program, "show_walks", &err);
