@@ -772,7 +772,18 @@ int run_exercise(Suite *suite)
 
 bool have_oclgrind(void)
 {
-    return system("oclgrind --version >/dev/null 2>&1") == 0;
+    static int found = -1; /* asked once: every Oclgrind group asks */
+    if (found < 0)
+        found = system("oclgrind --version >/dev/null 2>&1") == 0;
+    return found;
+}
+
+void add_if_oclgrind(Suite *suite, TCase *tc, int checks, bool available, const char *missing)
+{
+    if (have_oclgrind())
+        add_if_tool(suite, tc, checks, available, missing);
+    else
+        add_skipped(checks);
 }
 
 void run_quick_host(const char *host, const char *oclgrind_flags, unsigned long long size,

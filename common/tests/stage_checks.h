@@ -112,6 +112,12 @@ int run_suite(Suite *suite);
  * running a work-group's items one after another, never shows. */
 bool have_oclgrind(void);
 
+/* Adds a group that runs the program under Oclgrind, as add_if_tool does with
+ * available and missing (true and NULL: nothing else needed); where Oclgrind
+ * is missing its checks are counted as skipped, as the OpenCL exercises'
+ * groups have always been. */
+void add_if_oclgrind(Suite *suite, TCase *tc, int checks, bool available, const char *missing);
+
 /* Runs the program under Oclgrind with args (keep the input small: it is
  * slow) and asserts that it exits 0 and that Oclgrind reported nothing, equal
  * values written at once by several items included (--uniform-writes). */

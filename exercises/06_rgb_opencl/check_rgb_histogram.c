@@ -574,38 +574,26 @@ int main(int argc, char **argv)
                        2);
     tcase_set_timeout(counted, 300);
     tcase_add_test(counted, test_every_byte_read_once_and_counted_in_local_memory);
-    if (have_oclgrind())
-        add_if_runnable(suite, counted, 1);
-    else
-        add_skipped(1);
+    add_if_oclgrind(suite, counted, 1, true, NULL);
 
     TCase *races = exercise_tcase("no races, under Oclgrind", 3);
     tcase_set_timeout(races, 300);
     tcase_add_loop_test(races, test_no_races_under_oclgrind, 0, RACE_LAUNCHES);
-    if (have_oclgrind())
-        add_if_runnable(suite, races, RACE_LAUNCHES);
-    else
-        add_skipped(RACE_LAUNCHES);
+    add_if_oclgrind(suite, races, RACE_LAUNCHES, true, NULL);
 
     TCase *past = exercise_tcase(
         "pixels past 2 GiB, read by the first and last work-groups (oclgrind --quick)", 0);
     tcase_set_timeout(past, 120);
     tcase_add_test(past, test_pixels_past_2_gib_read_inside_the_buffer);
     /* Oclgrind zeroes the whole buffer: about 2 GiB of host memory at its peak */
-    if (have_oclgrind())
-        add_if_tool(suite, past, 1, have_memory_for(0, (size_t)3 << 30), memory_missing());
-    else
-        add_skipped(1);
+    add_if_oclgrind(suite, past, 1, have_memory_for(0, (size_t)3 << 30), memory_missing());
 
     TCase *merge = exercise_tcase("the merge shared by the work-group, as red's (watched under "
                                   "Oclgrind)",
                                   2);
     tcase_set_timeout(merge, 120);
     tcase_add_loop_test(merge, test_the_merge_is_shared_by_the_work_group, 0, MERGE_LAUNCHES);
-    if (have_oclgrind())
-        add_if_runnable(suite, merge, MERGE_LAUNCHES);
-    else
-        add_skipped(MERGE_LAUNCHES);
+    add_if_oclgrind(suite, merge, MERGE_LAUNCHES, true, NULL);
 
     TCase *sizes = exercise_tcase("every work-group size", 3);
     tcase_set_timeout(sizes, 300);

@@ -465,10 +465,7 @@ int main(int argc, char **argv)
     TCase *races = exercise_tcase("the given kernel: no races, under Oclgrind", 0);
     tcase_set_timeout(races, 300);
     tcase_add_loop_test(races, test_no_races_under_oclgrind, 0, RACE_LAUNCHES);
-    if (have_oclgrind())
-        add_if_runnable(suite, races, RACE_LAUNCHES);
-    else
-        add_skipped(RACE_LAUNCHES);
+    add_if_oclgrind(suite, races, RACE_LAUNCHES, true, NULL);
 
     TCase *near4 = exercise_tcase("the given kernel: bytes near 4 GiB, counted once by the first "
                                   "and last work-groups (oclgrind --quick)",
@@ -476,20 +473,14 @@ int main(int argc, char **argv)
     tcase_set_timeout(near4, 2 * QUICK_HOST_SECONDS);
     tcase_add_test(near4, test_bytes_near_4_gib_counted_once_by_the_first_and_last_work_groups);
     /* Oclgrind zeroes the whole buffer: about 4 GiB of host memory at its peak */
-    if (have_oclgrind())
-        add_if_tool(suite, near4, 1, have_memory_for(0, (size_t)5 << 30), memory_missing());
-    else
-        add_skipped(1);
+    add_if_oclgrind(suite, near4, 1, have_memory_for(0, (size_t)5 << 30), memory_missing());
 
     TCase *merge = exercise_tcase("the given kernel: the merge shared by the work-group (watched "
                                   "under Oclgrind)",
                                   0);
     tcase_set_timeout(merge, 2 * QUICK_HOST_SECONDS);
     tcase_add_loop_test(merge, test_the_merge_is_shared_by_the_work_group, 0, MERGE_LAUNCHES);
-    if (have_oclgrind())
-        add_if_runnable(suite, merge, MERGE_LAUNCHES);
-    else
-        add_skipped(MERGE_LAUNCHES);
+    add_if_oclgrind(suite, merge, MERGE_LAUNCHES, true, NULL);
 
     TCase *timing = exercise_tcase("both walks timed side by side", 0);
     tcase_add_test(timing, test_times_both_walks_side_by_side);

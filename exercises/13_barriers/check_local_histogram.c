@@ -246,19 +246,13 @@ int main(int argc, char **argv)
     TCase *races = exercise_tcase("no races, under Oclgrind", 2);
     tcase_set_timeout(races, 300);
     tcase_add_loop_test(races, test_no_races_under_oclgrind, 0, RACE_LAUNCHES);
-    if (have_oclgrind())
-        add_if_runnable(suite, races, RACE_LAUNCHES);
-    else
-        add_skipped(RACE_LAUNCHES);
+    add_if_oclgrind(suite, races, RACE_LAUNCHES, true, NULL);
 
     TCase *counted = exercise_tcase(
         "every byte counted with one atomic add in local memory, by Oclgrind's counts", 3);
     tcase_set_timeout(counted, 300);
     tcase_add_test(counted, test_every_byte_counted_with_one_local_atomic_add);
-    if (have_oclgrind())
-        add_if_runnable(suite, counted, 1);
-    else
-        add_skipped(1);
+    add_if_oclgrind(suite, counted, 1, true, NULL);
 
     TCase *past = exercise_tcase(
         "bytes past 2 GiB and near 4 GiB, counted once by the first and last work-groups "
@@ -267,20 +261,14 @@ int main(int argc, char **argv)
     tcase_set_timeout(past, 2 * QUICK_HOST_SECONDS);
     tcase_add_test(past, test_bytes_past_2_gib_counted_by_the_first_and_last_work_groups);
     /* Oclgrind zeroes the whole buffer: about 4 GiB of host memory at its peak */
-    if (have_oclgrind())
-        add_if_tool(suite, past, 1, have_memory_for(0, (size_t)5 << 30), memory_missing());
-    else
-        add_skipped(1);
+    add_if_oclgrind(suite, past, 1, have_memory_for(0, (size_t)5 << 30), memory_missing());
 
     TCase *merge = exercise_tcase("the merge still shared by the work-group (watched under "
                                   "Oclgrind)",
                                   2);
     tcase_set_timeout(merge, 2 * QUICK_HOST_SECONDS);
     tcase_add_loop_test(merge, test_the_merge_is_shared_by_the_work_group, 0, MERGE_LAUNCHES);
-    if (have_oclgrind())
-        add_if_runnable(suite, merge, MERGE_LAUNCHES);
-    else
-        add_skipped(MERGE_LAUNCHES);
+    add_if_oclgrind(suite, merge, MERGE_LAUNCHES, true, NULL);
 
     TCase *sizes_tc = exercise_tcase("every work-group size", 3);
     tcase_set_timeout(sizes_tc, 120);
