@@ -118,18 +118,25 @@ END_TEST
 
 /* The shapes a student will try: odd block sizes break a halving that assumes a
  * power of two; one block must still cover every element. */
-static const char *const launches[] = {
-    "--blocks 1", "--threads 1", "--threads 33", "--threads 1000", "--threads 1024",
-    "--blocks 1 --threads 1024", "--blocks-per-sm 16", "--blocks 100000 --threads 32",
-    /* more than 2^32 threads: an index computed in 32 bits
-                                        * before it is widened wraps and adds products twice */
-    "--blocks 4194305 --threads 1024"};
+static const char *const launches[] = {"--blocks 1",         "--threads 1",
+                                       "--threads 33",       "--threads 1000",
+                                       "--threads 1024",     "--blocks 1 --threads 1024",
+                                       "--blocks-per-sm 16", "--blocks 100000 --threads 32"};
 #define LAUNCHES ((int)(sizeof launches / sizeof launches[0]))
 
 START_TEST(test_every_launch_matches_reference)
 {
     check_dot(1000003, DATA_UNIFORM, 7, launches[_i]);
     check_dot(1000003, DATA_CONSTANT, 8, launches[_i]); /* every product the same */
+}
+END_TEST
+
+/* More than 2^32 threads on 1024 elements: an index computed in 32 bits before
+ * it is widened wraps to 0 in the last block, whose threads then add all 1024
+ * products a second time, twice the answer. */
+START_TEST(test_more_than_4_gi_threads)
+{
+    check_dot(1024, DATA_UNIFORM, 7, "--blocks 4194305 --threads 1024");
 }
 END_TEST
 
@@ -244,10 +251,11 @@ int main(int argc, char **argv)
     add_if_runnable(suite, per_block, COUNTED);
 
     TCase *shapes = exercise_tcase("every launch shape within tolerance: block sizes that are not "
-                                   "a power of two, one block, one thread",
+                                   "a power of two, one block, one thread, more than 2^32 threads",
                                    3);
     tcase_add_loop_test(shapes, test_every_launch_matches_reference, 0, LAUNCHES);
-    add_if_runnable(suite, shapes, LAUNCHES);
+    tcase_add_test(shapes, test_more_than_4_gi_threads);
+    add_if_runnable(suite, shapes, LAUNCHES + 1);
 
     TCase *races = exercise_tcase("no shared-memory races, under compute-sanitizer's racecheck", 2);
     tcase_add_loop_test(races, test_no_shared_memory_races, 0, RACE_RUNS);

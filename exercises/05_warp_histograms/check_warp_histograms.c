@@ -172,7 +172,7 @@ static const char *const race_runs[] = {
     "--size 65536 --reps 1 --threads 256 --blocks 4",
     "--size 100003 --data constant --reps 1 --threads 1024 --blocks 2",
     "--size 3001 --data skewed --reps 1 --threads 96 --blocks 3",
-    /* one warp a block: its lanes still wait for each other before the merge */
+    /* one warp a block: a control, the merge with no other warp to wait for */
     "--size 3001 --data constant --reps 1 --threads 32 --blocks 2"};
 #define RACE_RUNS ((int)(sizeof race_runs / sizeof race_runs[0]))
 

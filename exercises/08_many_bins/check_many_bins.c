@@ -246,9 +246,13 @@ END_TEST
  *   no counter of its copy at zero, so the floor is half the instructions.
  *   One thread that adds a whole copy sends one request per counter, 4 times
  *   the bound; a merge that only block 0 makes, a 16th of the instructions;
- * - a pass reads the input once: its loads touch the 16 MiB's 32-byte sectors
- *   once each, 524288 (a half more allowed); a pass that reads it twice (a
- *   first look for values of its range, then the count) touches twice. */
+ * - a pass reads the input once: the SMs read the 16 MiB's 32-byte sectors
+ *   from L2 once each, 524288 (a half more allowed). Counted at L2, not at
+ *   L1: a value's two bytes loaded apart touch each sector twice in L1, but
+ *   the second load finds it there (the solution and a 16-bit load both read
+ *   524288 from L2, an H200's ncu shows). A pass that reads the input twice
+ *   (a first look for values of its range, then the count) reads it twice
+ *   from L2: 16 MiB does not stay in an SM's L1. */
 #define PROFILED_ARGS   "--bins 65536 --size 16M --blocks 16 --threads 256 --reps 1"
 #define PROFILED_VALUES (((size_t)16 << 20) / 2)
 #define PROFILED_BLOCKS 16
@@ -265,7 +269,7 @@ START_TEST(test_65536_bins_are_counted_in_shared_memory_and_merged_by_every_thre
                                           "lts__t_requests_op_atom.sum",
                                           "smsp__inst_executed_op_global_red.sum",
                                           "smsp__inst_executed_op_global_red.max",
-                                          "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+                                          "lts__t_sectors_srcunit_tex_op_read.sum",
                                           "smsp__inst_executed_op_shared_st.sum"};
     double values[7];
     profile_kernel(PROFILED_ARGS, "histo_kernel", metrics, 7, values);
@@ -303,9 +307,9 @@ START_TEST(test_65536_bins_are_counted_in_shared_memory_and_merged_by_every_thre
                   PROFILED_ARGS, values[4], values[3]);
     double sectors_per_pass = values[5] / launches, input_sectors = PROFILED_VALUES * 2 / 32.0;
     ck_assert_msg(sectors_per_pass <= 1.5 * input_sectors,
-                  "%s: each pass's loads touched %.0f 32-byte sectors of global memory, want at "
-                  "most %.0f (the 16 MiB input's %.0f, and a half more): a pass reads the input "
-                  "once, counting as it goes",
+                  "%s: each pass read %.0f 32-byte sectors from L2 into the SMs, want at most "
+                  "%.0f (the 16 MiB input's %.0f, and a half more): a pass reads the input once, "
+                  "counting as it goes",
                   PROFILED_ARGS, sectors_per_pass, 1.5 * input_sectors, input_sectors);
     /* The copy zeroed by every thread: a pass's range of counters takes a warp
      * store instruction per 32 (fewer with wider stores); one thread zeroing it
