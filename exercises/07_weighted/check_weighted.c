@@ -102,6 +102,17 @@ START_TEST(test_one_bin_of_32_mib_stays_within_the_shared_memory_bound)
 }
 END_TEST
 
+/* One block alone takes 6 MiB of one byte value: its shared bin sums 6 Mi
+ * weights, some 2^23.2 in all. A float bin holds that within the tolerance
+ * (0.75 of the sum, for a share this large); a bin kept as whole 256ths in
+ * an int passes 2^31 there and wraps below zero, and converting it at the
+ * merge cannot undo that. */
+START_TEST(test_one_blocks_heavy_bin_does_not_wrap)
+{
+    check_weighted((size_t)6 << 20, DATA_CONSTANT, 5, "--blocks 1 --threads 1024");
+}
+END_TEST
+
 /* Around the powers of two where the tail and a block's share break, and a prime. */
 static const size_t sizes[] = {0, 1, 15, 16, 17, 255, 256, 257, 1000003};
 #define SIZES ((int)(sizeof sizes / sizeof sizes[0]))
@@ -268,7 +279,8 @@ int main(int argc, char **argv)
     tcase_set_timeout(shared, 300);
     tcase_add_loop_test(shared, test_one_bin_of_32_mib_stays_within_the_shared_memory_bound, 0,
                         HEAVY_BINS);
-    add_if_runnable(suite, shared, HEAVY_BINS);
+    tcase_add_test(shared, test_one_blocks_heavy_bin_does_not_wrap);
+    add_if_runnable(suite, shared, HEAVY_BINS + 1);
 
     TCase *merge = exercise_tcase("the whole block merges, one global atomic per bin (GPU "
                                   "counters, ncu)",

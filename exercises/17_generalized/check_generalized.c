@@ -348,6 +348,29 @@ END_TEST
 
 /* A file of floats as they are: NaN, the infinities, negatives, 0 and -0,
  * the range's ends and keys just inside them, between uniform ones. */
+/* What a key costs. The transform runs once for every key, so its work must
+ * not grow with the bins: finding the nearest centre is arithmetic on the
+ * key, a few dozen instructions. A search that tries the centres one by one
+ * is still right, and costs a step for every bin: at 65536 bins, some 65536
+ * steps a key. The bound counts a thread's instructions in the library's
+ * kernel (ncu), the atomics and the loop around the transform included. */
+#define COSTED_ARGS             "--size 4M --data uniform --seed 5 --bins 65536 --variant global --reps 1"
+#define COSTED_KEYS             ((4 << 20) / 4)
+#define MOST_INSTRUCTIONS_A_KEY 1000
+
+START_TEST(test_a_keys_work_does_not_grow_with_the_bins)
+{
+    const char *const metrics[] = {"smsp__thread_inst_executed.sum"};
+    double instructions;
+    profile_kernel(COSTED_ARGS, "gh_kernel", metrics, 1, &instructions);
+    double per_key = instructions / profile_launches() / COSTED_KEYS;
+    ck_assert_msg(per_key <= MOST_INSTRUCTIONS_A_KEY,
+                  "%s: %.0f instructions a key in the library's kernel, want at most %d: the "
+                  "nearest centre takes arithmetic on the key, not a step for every bin",
+                  COSTED_ARGS, per_key, MOST_INSTRUCTIONS_A_KEY);
+}
+END_TEST
+
 START_TEST(test_spline_bins_on_the_gpu_give_nothing_for_keys_outside_the_range)
 {
     enum { N = 40003 };
@@ -545,6 +568,10 @@ int main(int argc, char **argv)
                         SPLINE_CASES);
     tcase_add_test(placed, test_spline_bins_on_the_gpu_give_nothing_for_keys_outside_the_range);
     add_if_runnable(suite, placed, SPLINE_CASES + 1);
+
+    TCase *cost = exercise_tcase("a key's work does not grow with the bins (GPU counters, ncu)", 3);
+    tcase_add_test(cost, test_a_keys_work_does_not_grow_with_the_bins);
+    add_if_tool(suite, cost, 1, can_profile(), profile_tool_missing());
 
     TCase *pixels =
         exercise_tcase("nearest_hue and darkest on the GPU, pixels and a photograph", 5);
