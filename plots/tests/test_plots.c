@@ -1414,6 +1414,48 @@ START_TEST(test_many_bins_refuses_an_unverified_row_in_one_line)
 }
 END_TEST
 
+/* exercise01.sh: a row per input, thread count and process, each verified,
+ * under the stages' CSV header; and two file names are a usage error. */
+START_TEST(test_exercise01_records_three_verified_rows_a_case)
+{
+    struct ran r = run_command("./exercise01.sh /tmp/exercise01_test.csv");
+    if (access("../exercises/solutions/01_cpu_threads", F_OK) != 0) { /* a student copy */
+        ck_assert_msg(r.status == 77 && strstr(r.out, "no reference solution"),
+                      "without the solutions: exit %d, %s", r.status, r.out);
+        free_ran(&r);
+        return;
+    }
+    ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+    FILE *file = fopen("/tmp/exercise01_test.csv", "r");
+    ck_assert_msg(file != NULL, "no file written: %s", r.out);
+    char line[512];
+    int rows = 0, header = 0, one_thread = 0;
+    while (fgets(line, sizeof line, file)) {
+        if (strncmp(line, "stage,impl,", 11) == 0)
+            header++;
+        else if (line[0] != '#') {
+            rows++;
+            ck_assert_msg(strstr(line, ",yes\n") != NULL, "a row not verified: %s", line);
+            one_thread += strstr(line, ",1 thread,") != NULL;
+        }
+    }
+    fclose(file);
+    unlink("/tmp/exercise01_test.csv");
+    long cores = sysconf(_SC_NPROCESSORS_ONLN), counts = 0;
+    for (long t = 1; t <= 2 * cores; t *= 2)
+        counts++;
+    /* T threads print a row for T and one for 1 thread; 1 thread prints one */
+    ck_assert_int_eq(header, 1);
+    ck_assert_int_eq(rows, 4 * 3 * (2 * counts - 1));
+    ck_assert_int_eq(one_thread, 4 * 3 * counts);
+    free_ran(&r);
+    r = run_command("./exercise01.sh a.csv b.csv");
+    ck_assert_int_eq(r.status, EXIT_USAGE);
+    ck_assert_msg(one_line(r.err) && strstr(r.err, "usage"), "%s", r.err);
+    free_ran(&r);
+}
+END_TEST
+
 /* (iv) a file that is not there: exit 2, one line naming it */
 START_TEST(test_many_bins_refuses_a_missing_file_with_exit_2)
 {
@@ -2292,6 +2334,11 @@ int main(void)
         skipped += CHARTS + 6;
     }
     suite_add_tcase(suite, plots);
+
+    TCase *exercise01 = tcase_create("exercise01");
+    tcase_set_timeout(exercise01, 120);
+    tcase_add_test(exercise01, test_exercise01_records_three_verified_rows_a_case);
+    suite_add_tcase(suite, exercise01);
 
     TCase *many_bins = tcase_create("many-bins");
     tcase_set_timeout(many_bins, 60);
