@@ -120,7 +120,8 @@ void add_if_oclgrind(Suite *suite, TCase *tc, int checks, bool available, const 
 
 /* Runs the program under Oclgrind with args (keep the input small: it is
  * slow) and asserts that it exits 0 and that Oclgrind reported nothing, equal
- * values written at once by several items included (--uniform-writes). */
+ * values written at once by several items included (--uniform-writes), and
+ * no value used before anything set it (--uninitialized). */
 void check_no_races(const char *args);
 
 /* The check's own OpenCL host (host: its path; built from check_*_quick.c

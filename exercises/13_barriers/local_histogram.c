@@ -6,7 +6,8 @@
  * is the exercise: this host program is stage 04's, complete.
  *
  *   ./local_histogram --size 1M --threads 64     on the first OpenCL device
- *   oclgrind --data-races --uniform-writes ./local_histogram --size 3000 --blocks 2 --threads 64
+ *   oclgrind --data-races --uniform-writes --uninitialized ./local_histogram --size 3000 --blocks 2 \
+ *     --threads 64
  */
 #include <CL/cl.h>
 
