@@ -84,7 +84,9 @@ END_TEST
 /* Every byte the same: every thread of the grid increments one bin, where a
  * plain ++ loses the most (a warp's 32 threads read the same count at once). */
 static const char *const crowded_launches[] = {"", "--blocks-per-sm 16", "--threads 1024",
-                                               "--threads 33"};
+                                               "--threads 33",
+                                               /* blocks of one thread still race each other */
+                                               "--threads 1 --blocks-per-sm 16"};
 #define CROWDED ((int)(sizeof crowded_launches / sizeof crowded_launches[0]))
 
 START_TEST(test_the_plus_plus_loses_and_yours_loses_nothing_on_the_same_launch)
@@ -183,11 +185,23 @@ END_TEST
 START_TEST(test_each_warp_reads_32_bytes_in_a_row)
 {
     const char *args = "--size 16M --data uniform --seed 5 --reps 1 --blocks 64 --threads 256";
-    const char *const metrics[] = {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-                                   "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"};
-    double values[2];
-    profile_kernel(args, "histo_kernel", metrics, 2, values);
+    const char *const metrics[] = {
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+        "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "smsp__inst_executed_op_global_red.sum",
+        "smsp__sass_inst_executed_op_global_atom.sum", "smsp__inst_executed_op_generic_atom.sum"};
+    double values[5];
+    profile_kernel(args, "histo_kernel", metrics, 5, values);
     double per_request = values[1] > 0 ? values[0] / values[1] : 0;
+    /* one warp instruction adds 32 threads' bytes: 16 MiB / 32 a launch, and
+     * twice that allowed; a lane that adds its warp's bytes one at a time
+     * issues 32 times as many */
+    double atomics = (values[2] + values[3] + values[4]) / profile_launches(),
+           warp_steps = (16 << 20) / 32.0;
+    ck_assert_msg(atomics <= 2 * warp_steps,
+                  "%s: %.0f global atomic warp instructions a launch, want at most %.0f (16 MiB "
+                  "in steps of a warp's 32 bytes, twice over): each thread adds its own bytes, "
+                  "not one lane for its warp",
+                  args, atomics, 2 * warp_steps);
     ck_assert_msg(values[1] > 0 && per_request <= 4,
                   "%s: the input's loads touched %.1f 32-byte sectors a request (ncu: %.0f "
                   "sectors, %.0f requests); a warp whose threads read bytes i, i + stride, ... "

@@ -131,12 +131,16 @@ START_TEST(test_every_launch_matches_reference)
 }
 END_TEST
 
-/* More than 2^32 threads on 1024 elements: an index computed in 32 bits before
- * it is widened wraps to 0 in the last block, whose threads then add all 1024
- * products a second time, twice the answer. */
+/* More than 2^32 threads (4194305 x 1024). The tolerance grows with the
+ * blocks (each adds a rounded sum): here it is half the answer, so each
+ * mistake gets a size where it costs more. On 1024 elements an index computed
+ * in 32 bits before it is widened wraps to 0 in the last block, whose threads
+ * add every product a second time; on 4096, a stride computed in 32 bits
+ * wraps to 1024, and the threads step through each other's elements. */
 START_TEST(test_more_than_4_gi_threads)
 {
     check_dot(1024, DATA_UNIFORM, 7, "--blocks 4194305 --threads 1024");
+    check_dot(4096, DATA_UNIFORM, 7, "--blocks 4194305 --threads 1024");
 }
 END_TEST
 

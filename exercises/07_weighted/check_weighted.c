@@ -160,14 +160,15 @@ END_TEST
 
 START_TEST(test_the_block_merges_with_one_global_atomic_per_bin)
 {
-    const char *const metrics[] = {"smsp__inst_executed_op_global_red.sum",
-                                   "smsp__inst_executed_op_generic_atom.sum"};
-    double counts[2];
+    const char *const metrics[] = {
+        "smsp__inst_executed_op_global_red.sum", "smsp__inst_executed_op_generic_atom.sum",
+        "smsp__inst_executed_op_global_red.max", "smsp__inst_executed_op_generic_atom.max"};
+    double counts[4];
     char args[256];
     snprintf(args, sizeof args,
              "--size 4194304 --data uniform --seed 5 --reps 1 --threads 256 --blocks %d",
              PROFILED_BLOCKS);
-    profile_kernel(args, "weighted_kernel", metrics, 2, counts);
+    profile_kernel(args, "weighted_kernel", metrics, 4, counts);
     double global_atomics = (counts[0] + counts[1]) / profile_launches();
     double bin_instructions = (double)PROFILED_BLOCKS * BINS / 32;
     ck_assert_msg(global_atomics >= 0.5 * bin_instructions,
@@ -180,6 +181,18 @@ START_TEST(test_the_block_merges_with_one_global_atomic_per_bin)
                   "x 256 bins, 32 bins to an instruction): let every thread of the block take "
                   "bins in the merge, one atomic per bin, as the zeroing does",
                   args, global_atomics, bin_instructions, PROFILED_BLOCKS);
+    /* Where the merge's atomics run: a block's 8 warps sit on its SM's 4
+     * schedulers (SMSPs), 2 each, so a merge by all of them gives the busiest
+     * scheduler 2 of a block's 8 (4 where two blocks share an SM): a 256th of
+     * the launch's, or a 128th. A merge by warp 0 alone puts all 8 on one: a
+     * 64th. The bound is a 96th. */
+    double busiest = counts[2] + counts[3], all = counts[0] + counts[1];
+    ck_assert_msg(busiest < all / 96,
+                  "%s: the busiest SM scheduler ran %.1f of the launch's %.0f global atomic "
+                  "instructions, more than a 96th: the merge is left to one warp of the block "
+                  "(its warps share an SM's four schedulers), where every thread should take "
+                  "bins",
+                  args, busiest, all);
 }
 END_TEST
 

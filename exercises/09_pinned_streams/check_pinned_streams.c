@@ -128,6 +128,18 @@ START_TEST(test_copies_overlap_other_chunks_kernels)
                       "STREAMS, and STREAMS is %d)",
                       args, c, chunks[c].stream, want, GIVEN_STREAMS);
     }
+    /* each chunk's own order: its kernel reads what its copy brought, so on
+     * its stream the copy ends before the kernel starts; a mark recorded in
+     * the wrong place (the kernel's start before the copy) shows here */
+    for (int c = 0; c < count; c++)
+        ck_assert_msg(chunks[c].copy_start <= chunks[c].copy_end &&
+                          chunks[c].copy_end <= chunks[c].kernel_start &&
+                          chunks[c].kernel_start <= chunks[c].kernel_end,
+                      "%s: chunk %d's marks out of order: copy %.3f to %.3f ms, kernel %.3f to "
+                      "%.3f ms; want copy start <= copy end <= kernel start <= kernel end (each "
+                      "mark right after the call it closes, on the chunk's stream)",
+                      args, c, chunks[c].copy_start, chunks[c].copy_end, chunks[c].kernel_start,
+                      chunks[c].kernel_end);
     bool overlap = false;
     for (int c = 0; c < count && !overlap; c++)
         for (int d = 0; d < count && !overlap; d++)

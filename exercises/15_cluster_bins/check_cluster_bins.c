@@ -298,11 +298,12 @@ END_TEST
 
 START_TEST(test_each_slice_is_merged_by_every_thread_of_its_block)
 {
-    static const char *const metrics[] = {"lts__t_requests_op_red.sum",
-                                          "lts__t_requests_op_atom.sum",
-                                          "smsp__inst_executed_op_generic_ld.sum"};
-    double values[3];
-    profile_kernel(PROFILED_ARGS, "histo_kernel", metrics, 3, values);
+    static const char *const metrics[] = {
+        "lts__t_requests_op_red.sum", "lts__t_requests_op_atom.sum",
+        "smsp__inst_executed_op_generic_ld.sum", "smsp__inst_executed_op_global_red.sum",
+        "smsp__inst_executed_op_global_red.max"};
+    double values[5];
+    profile_kernel(PROFILED_ARGS, "histo_kernel", metrics, 5, values);
     double requests = (values[0] + values[1]) / profile_launches();
     double merge = (double)PROFILED_BLOCKS * SLICE / 32;
     /* A block reads its own slice as shared memory; another block's slice,
@@ -321,6 +322,18 @@ START_TEST(test_each_slice_is_merged_by_every_thread_of_its_block)
                   "than every thread's merge of the slices makes (keys added to the histogram "
                   "directly, or a slice merged by one thread?)",
                   PROFILED_ARGS, requests, 8 * merge, PROFILED_BLOCKS, SLICE);
+    /* Where the merge's atomics run (global reductions: the counting's adds to
+     * other blocks' slices are generic atomics, not counted here): a block's 8
+     * warps share its SM's 4 schedulers (SMSPs), so a merge by all of them
+     * gives the busiest about a 64th of the launch's (16 blocks, each on an SM
+     * of its own; an H200 shows 128 of 8192); a merge by one warp of the block
+     * puts a whole block's on one: a 16th (512). */
+    double busiest = values[4], all = values[3];
+    ck_assert_msg(busiest < all / 24,
+                  "%s: the busiest SM scheduler ran %.0f of the launch's %.0f global atomic "
+                  "instructions, more than a 24th: the slice is merged by one warp of its block, "
+                  "where every thread should take counters",
+                  PROFILED_ARGS, busiest, all);
     ck_assert_msg(requests >= merge / 2,
                   "%s: %.0f atomic requests to L2 per launch, want at least %.0f (half the merge "
                   "instructions of %d full slices): not every block adds its slice to the "
