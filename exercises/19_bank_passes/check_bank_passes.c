@@ -4,7 +4,7 @@
  * together, one word a bank a pass. The check runs the program on one warp
  * at a time (--words) against answers worked out by hand, then tests laws
  * any right count keeps, then the rule itself (held here, by another method)
- * on random warps, then the simulated warps of random bytes against the
+ * on random warps and on warps crowded into one bank, then the simulated warps of random bytes against the
  * exact expectation, computed here without simulating, and the per-lane
  * layout against exactly one pass.
  */
@@ -234,6 +234,39 @@ START_TEST(test_passes_follow_the_banks_rule)
 }
 END_TEST
 
+/* Crowded warp i: 32 lanes in one bank, on rows drawn at random from the whole
+ * range, a few lanes on an earlier lane's word: 496 pairs of lanes a warp, so
+ * that two different words taken as one (a word found through a hash, or kept
+ * in a table or a number too small for the whole range) cost a pass somewhere
+ * among a few hundred warps. */
+static int crowded_warp(int i, unsigned word[LANES])
+{
+    uint64_t state = 20000 + (uint64_t)i;
+    unsigned bank = (unsigned)(next_random(&state) % BANKS), rows = (MAX_WORD + 1) / BANKS;
+    for (int l = 0; l < LANES; l++)
+        word[l] = l > 0 && next_random(&state) % 8 == 0
+                      ? word[next_random(&state) % (unsigned)l]
+                      : (unsigned)(next_random(&state) % rows) * BANKS + bank;
+    return LANES;
+}
+#define CROWDED_WARPS 512
+
+START_TEST(test_different_words_in_one_bank_each_take_a_pass)
+{
+    unsigned word[LANES];
+    int lanes = crowded_warp(_i, word);
+    int got = run_words(word, lanes), expected = rule_passes(word, lanes);
+    char list[512] = "";
+    for (int l = 0; l < lanes; l++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%u", l ? "," : "", word[l]);
+    ck_assert_msg(got == expected,
+                  "%d different words of bank %u: your passes says %d, expected %d; two "
+                  "different words are never served together, however alike their bits or "
+                  "a hash of them: --words %s",
+                  expected, word[0] % BANKS, got, expected, list);
+}
+END_TEST
+
 /* ----------------------------------------------- warps of random bytes -- */
 
 /* The exact expected passes of a warp of 32 uniform random bytes in one
@@ -405,6 +438,11 @@ int main(int argc, char **argv)
     TCase *rule = exercise_tcase("random warps: the most different words in one bank", 2);
     tcase_add_loop_test(rule, test_passes_follow_the_banks_rule, 0, RANDOM_WARPS);
     add_tcase(suite, rule, RANDOM_WARPS);
+    TCase *crowded =
+        exercise_tcase("crowded warps: 32 lanes in one bank, words from the whole range", 2);
+    tcase_add_loop_test(crowded, test_different_words_in_one_bank_each_take_a_pass, 0,
+                        CROWDED_WARPS);
+    add_tcase(suite, crowded, CROWDED_WARPS);
     TCase *bytes = exercise_tcase("random bytes in one copy of the bins: about 3.15 passes", 3);
     tcase_add_test(bytes, test_random_bytes_in_one_copy_take_about_3_15_passes);
     add_tcase(suite, bytes, 1);

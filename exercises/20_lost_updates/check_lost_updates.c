@@ -4,17 +4,21 @@
  * check runs the program on schedules worked out by hand, then on random
  * schedules of its own: first laws that any right run keeps, then the same
  * schedules run here, by another method, for the final count and for whose
- * adds were lost. Then the program's own random schedules, which must lose
- * none with one thread and more with more threads, and the refusals.
+ * adds were lost, past 256 threads too, and (by a program built beside the
+ * check, check_run_schedule.c) on schedules up to the program's limits, longer
+ * than --schedule takes. Then the program built with AddressSanitizer, which
+ * must free what it takes; the program's own random schedules, which must lose
+ * none with one thread and more with more threads; and the refusals.
  */
 #include "stage_checks.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#define MOST_THREADS 32  /* in the check's schedules */
-#define MOST_STEPS   768 /* 3 x 8 threads x 32 adds: fits the check's command line */
+#define MOST_THREADS 1024 /* the program's most, as in a CUDA block */
+#define MOST_STEPS   768  /* 3 x 8 threads x 32 adds: fits the check's command line */
 
 /* ----------------------------------------------------- one schedule a run -- */
 
@@ -297,16 +301,18 @@ END_TEST
  * A store's count is 1 more than the one it read; the final count is the last
  * store's, and the stores it was built on are found by going back through the
  * log from the last store. */
-static long reference_run(const struct schedule *s, long by_thread[MOST_THREADS])
+static long reference_steps(const int *step, long steps, int threads, long adds,
+                            long by_thread[MOST_THREADS])
 {
     struct store {
         int thread;
         long wrote, read;
-    } log[MOST_STEPS / 3];
+    } *log = malloc((size_t)(steps / 3 + 1) * sizeof *log);
+    ck_assert(log);
     long stores = 0, last = -1;                        /* last: the store the counter holds */
     long read[MOST_THREADS], done[MOST_THREADS] = {0}; /* each thread's load, its steps */
-    for (long i = 0; i < s->steps; i++) {
-        int t = s->step[i];
+    for (long i = 0; i < steps; i++) {
+        int t = step[i];
         int phase = (int)(done[t]++ % 3);
         if (phase == 0)
             read[t] = last;
@@ -315,11 +321,18 @@ static long reference_run(const struct schedule *s, long by_thread[MOST_THREADS]
             last = stores++;
         }
     }
-    for (int t = 0; t < s->threads; t++)
-        by_thread[t] = s->adds;
+    for (int t = 0; t < threads; t++)
+        by_thread[t] = adds;
     for (long at = last; at >= 0; at = log[at].read)
         by_thread[log[at].thread]--;
-    return last < 0 ? 0 : log[last].wrote;
+    long final = last < 0 ? 0 : log[last].wrote;
+    free(log);
+    return final;
+}
+
+static long reference_run(const struct schedule *s, long by_thread[MOST_THREADS])
+{
+    return reference_steps(s->step, s->steps, s->threads, s->adds, by_thread);
 }
 
 #define ANY_RUNS 40
@@ -387,6 +400,169 @@ START_TEST(test_lost_adds_add_up_and_match_the_check)
                      "the adds that the final count is not built on, store on store, down to 0");
 }
 END_TEST
+
+/* ------------------------------------------ many threads, long schedules -- */
+
+/* Schedules of many threads: in turn (threads in a random order), in any
+ * order (each step by a thread drawn from those not finished), or in rounds
+ * in which every thread loads, then adds, then stores. */
+enum many_kind { MANY_IN_TURN, MANY_ANY, MANY_LOADS_FIRST };
+static const char *const many_names[] = {"in turn", "in any order", "rounds of loads first"};
+
+static void many_schedule(enum many_kind kind, int threads, long adds, uint64_t seed, int *step)
+{
+    uint64_t state = seed;
+    int order[MOST_THREADS];
+    long left[MOST_THREADS], steps = 0;
+    for (int t = 0; t < threads; t++)
+        order[t] = t, left[t] = 3 * adds;
+    if (kind == MANY_IN_TURN) {
+        shuffle(order, threads, &state);
+        for (int t = 0; t < threads; t++)
+            for (long i = 0; i < 3 * adds; i++)
+                step[steps++] = order[t];
+    } else if (kind == MANY_ANY) {
+        for (int count = threads; count > 0;) {
+            int pick = below(&state, count), t = order[pick];
+            step[steps++] = t;
+            if (--left[t] == 0)
+                order[pick] = order[--count];
+        }
+    } else {
+        for (long round = 0; round < 3 * adds; round++) {
+            shuffle(order, threads, &state);
+            for (int t = 0; t < threads; t++)
+                step[steps++] = order[t];
+        }
+    }
+}
+
+/* The program's final count and lost adds against the check's, thread by thread. */
+static void assert_as_the_check_finds(const char *what, const struct run_counts *r, const int *step,
+                                      int threads, long adds)
+{
+    long expected[MOST_THREADS];
+    long final = reference_steps(step, 3 * threads * adds, threads, adds, expected);
+    ck_assert_msg(r->threads == threads, "%s: %d threads, expected %d", what, r->threads, threads);
+    ck_assert_msg(r->final == final, "%s: final %ld, expected %ld (run here step by step)", what,
+                  r->final, final);
+    for (int t = 0; t < threads; t++)
+        ck_assert_msg(r->by_thread[t] == expected[t],
+                      "%s: by thread: thread %d lost %ld of its %ld adds, expected %ld: the adds "
+                      "that the final count is not built on, store on store, down to 0",
+                      what, t, r->by_thread[t], adds, expected[t]);
+}
+
+/* Schedule i: 257 to 320 threads of one add each, which --schedule holds on
+ * the check's command line: a thread, or a store's thread, kept in a byte
+ * shows past thread 255. */
+#define MANY_RUNS 6
+
+START_TEST(test_past_256_threads_the_right_threads_lose)
+{
+    uint64_t state = 700 + (uint64_t)_i;
+    int threads = 257 + below(&state, 64);
+    enum many_kind kind = (enum many_kind)(_i % 3);
+    int step[3 * 320];
+    many_schedule(kind, threads, 1, next_random(&state), step);
+    char args[6000], what[128];
+    struct run_counts r = run_steps(step, 3L * threads, args, sizeof args);
+    snprintf(what, sizeof what, "--schedule of %d threads x 1 add, %s (seed %d)", threads,
+             many_names[kind], 700 + _i);
+    assert_as_the_check_finds(what, &r, step, threads, 1);
+}
+END_TEST
+
+/* Schedules longer than --schedule takes, up to the program's limits, run by
+ * your run_schedule called directly (check_run_schedule.c, built beside the
+ * check): chains of a million stores under the final count, 1024 threads,
+ * 1048576 adds in all. */
+static const struct {
+    enum many_kind kind;
+    int threads;
+    long adds;
+} long_schedules[] = {
+    {MANY_IN_TURN, 1, 1000000},     {MANY_IN_TURN, 1024, 1024}, {MANY_ANY, 1024, 1024},
+    {MANY_LOADS_FIRST, 1024, 1024}, {MANY_ANY, 2, 500000},      {MANY_ANY, 64, 16384},
+};
+#define LONG_RUNS ((int)(sizeof long_schedules / sizeof long_schedules[0]))
+static char run_schedule_program[4096]; /* the program check_run_schedule.c makes */
+
+START_TEST(test_long_schedules_lose_the_adds_the_check_finds)
+{
+    int threads = long_schedules[_i].threads;
+    long adds = long_schedules[_i].adds, steps = 3 * threads * adds;
+    int *step = malloc((size_t)steps * sizeof *step);
+    ck_assert(step);
+    many_schedule(long_schedules[_i].kind, threads, adds, 900 + (uint64_t)_i, step);
+    char path[] = "/tmp/lost_updates_schedule_XXXXXX";
+    int fd = mkstemp(path);
+    FILE *file = fd < 0 ? NULL : fdopen(fd, "wb");
+    long head[3] = {threads, adds, steps};
+    ck_assert_msg(file && fwrite(head, sizeof head, 1, file) == 1 &&
+                      fwrite(step, sizeof *step, (size_t)steps, file) == (size_t)steps &&
+                      fclose(file) == 0,
+                  "cannot write a schedule to %s", path);
+    set_stage_program(run_schedule_program);
+    struct run_counts r = run_args(path);
+    unlink(path);
+    char what[160];
+    snprintf(what, sizeof what, "run_schedule on %ld steps: %d thread%s x %ld adds, %s", steps,
+             threads, threads == 1 ? "" : "s", adds, many_names[long_schedules[_i].kind]);
+    assert_as_the_check_finds(what, &r, step, threads, adds);
+    free(step);
+}
+END_TEST
+
+/* ------------------------------------------- under AddressSanitizer -- */
+
+/* The program built with AddressSanitizer (the Makefile), and a probe that
+ * leaks on purpose: the group runs only where the probe's leak is reported. */
+static char sanitized[4096], leak_probe[4096];
+
+static const char *const sanitized_runs[] = {
+    "--schedule 0,1,1,1,1,1,1,0,0,0,0,0",
+    "--threads 300 --adds 20 --trials 3 --seed 2",
+    "--adds 50 --trials 2",
+};
+#define SANITIZED_RUNS ((int)(sizeof sanitized_runs / sizeof sanitized_runs[0]))
+
+START_TEST(test_no_memory_left_unfreed_or_out_of_bounds)
+{
+    set_stage_program(sanitized);
+    struct stage_output o;
+    run_stage(sanitized_runs[_i], &o);
+    const char *report = strstr(o.err, "ERROR: "); /* past the report's rule of = signs */
+    ck_assert_msg(o.exit_status == 0 && !strstr(o.err, "Sanitizer"),
+                  "%s, built with AddressSanitizer: %s, expected exit 0 and no report: memory "
+                  "taken and never freed, or read or written out of bounds; stderr: %s",
+                  sanitized_runs[_i], exit_meaning(&o), report ? report : o.err);
+}
+END_TEST
+
+/* Whether LeakSanitizer reports the probe's leak here. */
+static bool leaks_reported(const char *probe)
+{
+    if (access(probe, X_OK) != 0)
+        return false;
+    char command[4200], line[512];
+    snprintf(command, sizeof command, "'%s' 2>&1", probe);
+    FILE *p = popen(command, "r");
+    bool reported = false;
+    while (p && fgets(line, sizeof line, p))
+        reported |= strstr(line, "LeakSanitizer: detected memory leaks") != NULL;
+    if (p)
+        pclose(p);
+    return reported;
+}
+
+/* Beside the check, a program the Makefile built: its path, from the check's own. */
+static void program_beside_check(char *path, size_t size, const char *check, const char *name)
+{
+    snprintf(path, size, "%s", check);
+    char *slash = strrchr(path, '/');
+    snprintf(slash ? slash + 1 : path, size - (size_t)(slash ? slash + 1 - path : 0), "%s", name);
+}
 
 /* ----------------------------------------- the program's random schedules -- */
 
@@ -567,6 +743,29 @@ int main(int argc, char **argv)
     tcase_add_loop_test(whose, test_lost_adds_add_up_and_match_the_check, 0,
                         LAW_RUNS * KINDS + ANY_RUNS);
     add_tcase(suite, whose, KNOWN + LAW_RUNS * KINDS + ANY_RUNS);
+    TCase *many = exercise_tcase("past 256 threads: the right threads lose their adds", 3);
+    tcase_add_loop_test(many, test_past_256_threads_the_right_threads_lose, 0, MANY_RUNS);
+    add_tcase(suite, many, MANY_RUNS);
+    program_beside_check(run_schedule_program, sizeof run_schedule_program, argv[0],
+                         "run_schedule");
+    TCase *longer = exercise_tcase("run_schedule on schedules up to the program's limits: a "
+                                   "million stores, 1024 threads",
+                                   3);
+    tcase_add_loop_test(longer, test_long_schedules_lose_the_adds_the_check_finds, 0, LONG_RUNS);
+    add_tcase(suite, longer, LONG_RUNS);
+    program_beside_check(sanitized, sizeof sanitized, argv[0], "lost_updates-asan");
+    program_beside_check(leak_probe, sizeof leak_probe, argv[0], "leak-probe");
+    setenv("ASAN_OPTIONS", "detect_leaks=1", 1);
+    TCase *asan = exercise_tcase("under AddressSanitizer: no memory left unfreed", 0);
+    tcase_add_loop_test(asan, test_no_memory_left_unfreed_or_out_of_bounds, 0, SANITIZED_RUNS);
+    if (access(sanitized, X_OK) == 0 && leaks_reported(leak_probe))
+        add_tcase(suite, asan, SANITIZED_RUNS);
+    else {
+        printf("%s: not run here: this compiler has no -fsanitize=address, or LeakSanitizer "
+               "cannot run on this machine (it reports no leak in %s)\n",
+               sanitized, leak_probe);
+        add_skipped(SANITIZED_RUNS);
+    }
     TCase *drawn = exercise_tcase("the program's random schedules: one thread loses none, more "
                                   "threads lose more",
                                   0);
