@@ -399,6 +399,35 @@ START_TEST(test_bytes_near_4_gib_counted_once_by_the_first_and_last_work_groups)
 }
 END_TEST
 
+/* Each kernel walks its own way: on 3000 bytes in 4 work-groups of 64, a
+ * contiguous slice is 12 bytes and the last 6 items have none, while the
+ * interleaved walk gives the first 184 items 12 bytes and the rest 11. So the
+ * first and the last work-group count 1464 bytes contiguous and 1472
+ * interleaved: a kernel that calls the other walk (a slip in the given
+ * kernels) counts the other number, though every byte is still counted once. */
+START_TEST(test_each_kernel_walks_its_own_way)
+{
+    const unsigned long long size = 3000, groups = 4, items = 64, global = groups * items;
+    const unsigned long long length = (size + global - 1) / global;
+    unsigned long long expected[2] = {0, 0};
+    for (unsigned long long g = 0; g < global; g = g + 1 == items ? global - items : g + 1) {
+        expected[0] += g < size ? (size - g + global - 1) / global : 0;
+        unsigned long long first = g * length < size ? g * length : size;
+        expected[1] += (first + length < size ? first + length : size) - first;
+    }
+    struct quick_run *q = malloc(sizeof *q);
+    ck_assert(q != NULL);
+    run_quick("--quick", size, groups, items, false, q);
+    for (int w = 0; w < 2; w++)
+        ck_assert_msg(q->count[COUNTED + w] == expected[w],
+                      "%s: histo_%s's first and last work-groups counted %llu bytes, expected "
+                      "%llu: does each kernel call its own walk?",
+                      q->command, w ? "contiguous" : "interleaved", q->count[COUNTED + w],
+                      expected[w]);
+    free(q);
+}
+END_TEST
+
 /* The given merge is shared by the work-group, each work-item adding every
  * get_local_size(0)-th bin. A merge done by fewer work-items gives the same
  * bins, one after another. The check's host counts the global atomics of
@@ -475,12 +504,13 @@ int main(int argc, char **argv)
     /* Oclgrind zeroes the whole buffer: about 4 GiB of host memory at its peak */
     add_if_oclgrind(suite, near4, 1, have_memory_for(0, (size_t)5 << 30), memory_missing());
 
-    TCase *merge = exercise_tcase("the given kernel: the merge shared by the work-group (watched "
-                                  "under Oclgrind)",
+    TCase *merge = exercise_tcase("the given kernels: the merge shared by the work-group, each "
+                                  "kernel on its own walk (watched under Oclgrind)",
                                   0);
     tcase_set_timeout(merge, 2 * QUICK_HOST_SECONDS);
     tcase_add_loop_test(merge, test_the_merge_is_shared_by_the_work_group, 0, MERGE_LAUNCHES);
-    add_if_oclgrind(suite, merge, MERGE_LAUNCHES, true, NULL);
+    tcase_add_test(merge, test_each_kernel_walks_its_own_way);
+    add_if_oclgrind(suite, merge, MERGE_LAUNCHES + 1, true, NULL);
 
     TCase *timing = exercise_tcase("both walks timed side by side", 0);
     tcase_add_test(timing, test_times_both_walks_side_by_side);
