@@ -241,7 +241,13 @@ for t in "${targets[@]}"; do
         echo "== $label: $result"; tail -15 "$log" | sed 's/^/   /' ;;
     esac
 done
-[ ${#wrong[@]} -eq 0 ] || echo "not as expected ($mode): ${wrong[*]}"
+if [ ${#wrong[@]} -ne 0 ] && [ "$mode" = mine ]; then
+    # a student's run: an exercise not solved yet fails its check, as it should
+    echo "not passing yet (mine): ${wrong[*]}"
+    echo "  (an exercise you have not solved fails its check until you do: its starter is wrong on purpose)"
+elif [ ${#wrong[@]} -ne 0 ]; then
+    echo "not as expected ($mode): ${wrong[*]}"
+fi
 case $mode in
 starters | mutants) what="caught" ;;
 *) what="passed" ;;
