@@ -112,6 +112,9 @@ static void run_copies(const char *args, struct copies_output *c)
     run_program_copies(stage_program(), "", args, c);
 }
 
+/* What the messages of check_copies and check_slices add: which build ran. */
+static const char *program_note = "";
+
 /* Asserts exit 0, one copy line per thread, and each copy's count equal to
  * its slice's length: the thread counted its slice into its own copy. */
 static void check_copies(size_t size, int threads, const char *data, struct copies_output *c)
@@ -119,25 +122,27 @@ static void check_copies(size_t size, int threads, const char *data, struct copi
     char args[256];
     snprintf(args, sizeof args, "--size %zu --data %s --threads %d --reps 1", size, data, threads);
     run_copies(args, c);
-    ck_assert_msg(c->exit_status == 0, "%s --show-copies: exit %d, stderr: %s", args,
-                  c->exit_status, c->err);
+    ck_assert_msg(c->exit_status == 0, "%s --show-copies%s: exit %d, stderr: %s", args,
+                  program_note, c->exit_status, c->err);
     ck_assert_msg(c->count == threads && c->in_order,
                   "%s --show-copies: expected %d lines 'copy t: bytes F to E, counted C', t = 0 "
-                  "to %d in order, got %d%s",
-                  args, threads, threads - 1, c->count, c->in_order ? "" : ", out of order");
+                  "to %d in order, got %d%s%s",
+                  args, threads, threads - 1, c->count, c->in_order ? "" : ", out of order",
+                  program_note);
     unsigned long long total = 0;
     for (int t = 0; t < threads; t++) {
         const struct copy *k = &c->copy[t];
-        ck_assert_msg(k->end >= k->first && k->counted == k->end - k->first,
-                      "%s --show-copies: copy %d has slice [%zu, %zu), %zu bytes, but its private "
-                      "histogram counted %llu: each thread must count its slice into its own copy",
-                      args, t, k->first, k->end, k->end - k->first, k->counted);
+        ck_assert_msg(
+            k->end >= k->first && k->counted == k->end - k->first,
+            "%s --show-copies: copy %d has slice [%zu, %zu), %zu bytes, but its private "
+            "histogram counted %llu: each thread must count its slice into its own copy%s",
+            args, t, k->first, k->end, k->end - k->first, k->counted, program_note);
         total += k->counted;
     }
     ck_assert_msg(total == size,
                   "%s --show-copies: the copies counted %llu bytes in all, "
-                  "expected %zu",
-                  args, total, size);
+                  "expected %zu%s",
+                  args, total, size, program_note);
 }
 
 START_TEST(test_each_thread_counts_its_slice_into_a_private_copy)
@@ -172,8 +177,8 @@ static void check_slices(size_t size, int threads, const struct copies_output *c
         const struct copy *k = &c->copy[t];
         ck_assert_msg(k->first == expected_first,
                       "--size %zu --threads %d: slice %d starts at byte %zu, expected %zu (the "
-                      "slices must follow each other, each starting where the last ended)",
-                      size, threads, t, k->first, expected_first);
+                      "slices must follow each other, each starting where the last ended)%s",
+                      size, threads, t, k->first, expected_first, program_note);
         size_t length = k->end - k->first;
         shortest = length < shortest ? length : shortest;
         longest = length > longest ? length : longest;
@@ -181,13 +186,13 @@ static void check_slices(size_t size, int threads, const struct copies_output *c
     }
     ck_assert_msg(expected_first == size,
                   "--size %zu --threads %d: the last slice ends at %zu, "
-                  "not at the end of the input",
-                  size, threads, expected_first);
+                  "not at the end of the input%s",
+                  size, threads, expected_first, program_note);
     ck_assert_msg(longest - shortest <= 1,
                   "--size %zu --threads %d: slices of %zu to %zu bytes: "
-                  "expected %zu or %zu each (no slice longer than another by more than one byte)",
+                  "expected %zu or %zu each (no slice longer than another by more than one byte)%s",
                   size, threads, shortest, longest, size / threads,
-                  size / threads + (size % threads != 0));
+                  size / threads + (size % threads != 0), program_note);
 }
 
 START_TEST(test_slices_cover_the_input_once_and_are_balanced)
@@ -218,6 +223,43 @@ START_TEST(test_slices_past_2_to_the_31)
     ck_assert(c != NULL);
     check_copies(size, threads, "constant", c);
     check_slices(size, threads, c);
+    free(c);
+}
+END_TEST
+
+/* ----------------------------------------------- where size_t is 32 bits -- */
+
+/* The program built with -m32 (the Makefile), where size_t is 32 bits, as on
+ * 32-bit ARM: there t x size passes 2^32 on inputs of 50 to 100 MiB, and a
+ * product that wraps starts or ends a slice in the wrong place. At most 96
+ * threads: each thread's stack takes some of a 32-bit program's 4 GiB of
+ * addresses. */
+static char build_32[4096];
+
+static const struct count_case slices_32[] = {
+    {67108879, DATA_CONSTANT, 64}, /* only 64 x size passes 2^32: the last slice's end */
+    {104857603, DATA_CONSTANT, 41},
+    {50331683, DATA_CONSTANT, 96}};
+#define SLICES_32 ((int)(sizeof slices_32 / sizeof slices_32[0]))
+
+START_TEST(test_slices_where_size_t_is_32_bits)
+{
+    const struct count_case *k = &slices_32[_i];
+    const char *saved = strdup(stage_program());
+    struct copies_output *c = malloc(sizeof *c);
+    ck_assert(c != NULL);
+    set_stage_program(build_32);
+    static char note[4200];
+    snprintf(note, sizeof note,
+             " (%.4000s, the program built with -m32: size_t is 32 bits there, as on 32-bit "
+             "ARM; uint64_t is 64 bits everywhere)",
+             build_32);
+    program_note = note;
+    check_copies(k->size, k->threads, data_kind_name(k->kind), c);
+    check_slices(k->size, k->threads, c);
+    program_note = "";
+    set_stage_program(saved);
+    free((void *)saved);
     free(c);
 }
 END_TEST
@@ -518,5 +560,19 @@ int main(int argc, char **argv)
     tcase_add_loop_test(edges, test_slices_cover_the_input_once_and_are_balanced, 0, SLICES);
     tcase_add_test(edges, test_slices_past_2_to_the_31);
     add_tcase(suite, edges, SLICES + 1);
+
+    /* Beside this check, the Makefile builds the program with -m32 where the compiler can. */
+    snprintf(build_32, sizeof build_32, "%.4000s/cpu_threads-32", dir);
+    TCase *slices_m32 = exercise_tcase("the slices where size_t is 32 bits (-m32)", 3);
+    tcase_set_timeout(slices_m32, 120);
+    tcase_add_loop_test(slices_m32, test_slices_where_size_t_is_32_bits, 0, SLICES_32);
+    if (access(build_32, X_OK) == 0)
+        add_tcase(suite, slices_m32, SLICES_32);
+    else {
+        printf("%s: not run here: this compiler cannot build a 32-bit program (-m32; on Debian "
+               "the package gcc-multilib)\n",
+               build_32);
+        add_skipped(SLICES_32);
+    }
     return run_exercise(suite);
 }

@@ -1,0 +1,122 @@
+/*
+ * check_equalize_table.c - a second program made from your equalize.c, for
+ * make check: it calls your make_table and remap themselves, on what no
+ * picture small enough to check quickly holds. The check computes the right
+ * answers; this program only runs your two functions and prints what they
+ * gave.
+ *
+ *   equalize-table tables SUMS TABLES   for each line of SUMS (256 running
+ *                                       sums, cdf[0] to cdf[255]), a line of
+ *                                       TABLES: make_table's 256 entries
+ *   equalize-table remap SIZE           remaps SIZE pixels, past 2^31, and
+ *                                       prints how many came out wrong
+ *
+ * The Makefile builds it twice: as it is (build/equalize-table) and with
+ * -m32 (build/equalize-table-32), where unsigned long is 32 bits, as on
+ * Windows and 32-bit ARM.
+ */
+#define main equalize_main /* the program's own main: built, never called here */
+#include EQUALIZE_C
+#undef main
+
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int tables(const char *sums_path, const char *tables_path)
+{
+    FILE *sums = fopen(sums_path, "r"), *out = fopen(tables_path, "w");
+    if (!sums || !out)
+        fail("cannot open %s or %s", sums_path, tables_path);
+    uint64_t cdf[BINS];
+    for (;;) {
+        int read = 0;
+        while (read < BINS && fscanf(sums, "%" SCNu64, &cdf[read]) == 1)
+            read++;
+        if (read == 0)
+            break;
+        if (read < BINS)
+            fail("%s: a line of %d running sums, not 256", sums_path, read);
+        unsigned char table[BINS];
+        memset(table, 0, sizeof table);
+        make_table(cdf, table);
+        for (int v = 0; v < BINS; v++)
+            fprintf(out, "%d%c", table[v], v == BINS - 1 ? '\n' : ' ');
+        fflush(out); /* should the next table crash, the check knows which one */
+    }
+    fclose(sums);
+    if (fclose(out) != 0)
+        fail("cannot write %s", tables_path);
+    return EXIT_OK;
+}
+
+#if SIZE_MAX > UINT32_MAX /* a picture past 2^31 pixels needs 64-bit addresses */
+/* The pixels are 0 but for a ramp of every brightness at the start, and
+ * another over the last ones, from 2^31 - 4096 on: where an index of 32 bits
+ * has wrapped. calloc's pages of zeros are read without being written, so
+ * only the picture after costs memory. The table sends no brightness to 0,
+ * the value the picture after starts with: a pixel never written shows. */
+static int remap_large(const char *size_text)
+{
+    char *end;
+    unsigned long long size = strtoull(size_text, &end, 10);
+    if (*end || size <= (1ull << 31) || size > MAX_INPUT_BYTES)
+        fail("remap: the size must be past 2^31 and at most %zu", MAX_INPUT_BYTES);
+    const size_t ramp = 4096, late = ((size_t)1 << 31) - ramp;
+    unsigned char *buffer = calloc((size_t)size, 1), *image = malloc((size_t)size);
+    if (!buffer || !image)
+        fail("remap: out of memory for two pictures of %llu pixels", size);
+    for (size_t i = 0; i < ramp; i++)
+        buffer[i] = (unsigned char)(i * 7);
+    for (size_t i = late; i < size; i++)
+        buffer[i] = (unsigned char)(i * 13 + 5);
+    memset(image, 0, (size_t)size);
+    unsigned char table[BINS];
+    for (int v = 0; v < BINS; v++)
+        table[v] = (unsigned char)(255 - v / 2);
+    remap(buffer, (size_t)size, table, image);
+
+    /* Between the ramps every pixel should be table[0]: compared a block at a time. */
+    static unsigned char block[1 << 16];
+    memset(block, table[0], sizeof block);
+    unsigned long long wrong = 0, first_wrong = size;
+    for (size_t i = 0; i < size;) {
+        bool plain = i >= ramp && i < late;
+        size_t n = plain ? (late - i < sizeof block ? late - i : sizeof block) : 1;
+        if (plain && memcmp(image + i, block, n) == 0) {
+            i += n;
+            continue;
+        }
+        for (size_t k = i; k < i + n; k++)
+            if (image[k] != table[buffer[k]]) {
+                wrong++;
+                if (first_wrong == size)
+                    first_wrong = k;
+            }
+        i += n;
+    }
+    printf("remapped %llu pixels: %llu wrong", size, wrong);
+    if (wrong)
+        printf(", the first pixel %llu, %d after, where table[%d] = %d", first_wrong,
+               image[first_wrong], buffer[first_wrong], table[buffer[first_wrong]]);
+    printf("\n");
+    free(buffer);
+    free(image);
+    return wrong ? EXIT_FAILED : EXIT_OK;
+}
+#endif
+
+int main(int argc, char **argv)
+{
+    program_name = "equalize-table";
+    if (argc == 4 && strcmp(argv[1], "tables") == 0)
+        return tables(argv[2], argv[3]);
+#if SIZE_MAX > UINT32_MAX
+    if (argc == 3 && strcmp(argv[1], "remap") == 0)
+        return remap_large(argv[2]);
+#endif
+    fprintf(stderr, "usage: %s tables SUMS TABLES | %s remap SIZE\n", argv[0], argv[0]);
+    return EXIT_USAGE;
+}
