@@ -399,31 +399,40 @@ START_TEST(test_bytes_near_4_gib_counted_once_by_the_first_and_last_work_groups)
 }
 END_TEST
 
-/* Each kernel walks its own way: on 3000 bytes in 4 work-groups of 64, a
- * contiguous slice is 12 bytes and the last 6 items have none, while the
- * interleaved walk gives the first 184 items 12 bytes and the rest 11. So the
- * first and the last work-group count 1464 bytes contiguous and 1472
- * interleaved: a kernel that calls the other walk (a slip in the given
- * kernels) counts the other number, though every byte is still counted once. */
+/* Each kernel walks its own way: on 3000 bytes in 4 work-groups of 64, the
+ * interleaved walk gives the first 184 items 12 bytes and the rest 11, so its
+ * first and last work-groups count 1472 bytes; the contiguous slices (your
+ * walk, as --show-walks prints it: 12 bytes each and the last 6 items none,
+ * or 11 each and the remainder to the last item) give those two work-groups
+ * another number. A kernel that calls the other walk (a slip in the given
+ * kernels) counts the other walk's number, though every byte is still counted
+ * once. */
 START_TEST(test_each_kernel_walks_its_own_way)
 {
     const unsigned long long size = 3000, groups = 4, items = 64, global = groups * items;
-    const unsigned long long length = (size + global - 1) / global;
+    struct walks w;
+    read_walks(size, global, "contiguous", &w);
+    ck_assert_msg(w.exit_status == 0 && w.items == global,
+                  "./partitioning --show-walks %llu/%llu: exit %d and %" PRIu64
+                  " contiguous walks read, expected %llu",
+                  size, global, w.exit_status, w.items, global);
     unsigned long long expected[2] = {0, 0};
     for (unsigned long long g = 0; g < global; g = g + 1 == items ? global - items : g + 1) {
         expected[0] += g < size ? (size - g + global - 1) / global : 0;
-        unsigned long long first = g * length < size ? g * length : size;
-        expected[1] += (first + length < size ? first + length : size) - first;
+        expected[1] += w.walk[g][2] > w.walk[g][0] ? w.walk[g][2] - w.walk[g][0] : 0;
     }
+    free(w.walk);
     struct quick_run *q = malloc(sizeof *q);
     ck_assert(q != NULL);
     run_quick("--quick", size, groups, items, false, q);
-    for (int w = 0; w < 2; w++)
-        ck_assert_msg(q->count[COUNTED + w] == expected[w],
+    for (int v = 0; v < 2; v++)
+        ck_assert_msg(q->count[COUNTED + v] == expected[v],
                       "%s: histo_%s's first and last work-groups counted %llu bytes, expected "
-                      "%llu: does each kernel call its own walk?",
-                      q->command, w ? "contiguous" : "interleaved", q->count[COUNTED + w],
-                      expected[w]);
+                      "%llu (%s): does each kernel call its own walk?",
+                      q->command, v ? "contiguous" : "interleaved", q->count[COUNTED + v],
+                      expected[v],
+                      v ? "your contiguous_walk's slices of those items, from --show-walks"
+                        : "the interleaved walk's bytes of those items");
     free(q);
 }
 END_TEST
