@@ -39,9 +39,15 @@ START_TEST(test_every_chunk_count_matches_reference)
 }
 END_TEST
 
+/* Page-locked at every size: a small input, and one past 2 GiB (an input
+ * pinned only up to some size falls back to pageable memory there). */
+static const char *const locked_runs[] = {"--size 1000003 --reps 1",
+                                          "--size 2147483653 --reps 1 --data constant"};
+#define LOCKED_RUNS ((int)(sizeof locked_runs / sizeof locked_runs[0]))
+
 START_TEST(test_host_memory_is_page_locked)
 {
-    const char *args = "--size 1000003 --reps 1";
+    const char *args = locked_runs[_i];
     struct stage_output o;
     run_stage(args, &o);
     ck_assert_msg(o.exit_status == 0, "%s: %s, stderr: %s", args, exit_meaning(&o), o.err);
@@ -284,9 +290,10 @@ int main(int argc, char **argv)
     tcase_add_loop_test(bytes, test_every_size_and_kind_matches_reference, 0, MATRIX_CASES);
     tcase_add_loop_test(bytes, test_every_chunk_count_matches_reference, 0, CHUNKINGS);
     add_if_runnable(suite, bytes, MATRIX_CASES + CHUNKINGS);
-    TCase *pinned = exercise_tcase("the input in page-locked memory", 1);
-    tcase_add_test(pinned, test_host_memory_is_page_locked);
-    add_if_runnable(suite, pinned, 1);
+    TCase *pinned = exercise_tcase("the input in page-locked memory, at every size", 1);
+    tcase_set_timeout(pinned, 120);
+    tcase_add_loop_test(pinned, test_host_memory_is_page_locked, 0, LOCKED_RUNS);
+    add_if_runnable(suite, pinned, LOCKED_RUNS);
     TCase *overlap = exercise_tcase("copies overlap other chunks' kernels", 2);
     tcase_add_loop_test(overlap, test_copies_overlap_other_chunks_kernels, 0, OVERLAPS);
     tcase_add_test(overlap, test_a_timeline_with_more_chunks_than_bytes);
