@@ -248,6 +248,27 @@ static const struct probe edge_ranges[] = {{-1000, 1000, 7, 0},
                                            {-30000, 35536, 999983, 0}};
 #define EDGE_RANGES ((int)(sizeof edge_ranges / sizeof edge_ranges[0]))
 
+/* The program's histogram of n keys, given in a file (--file): the keys are
+ * written to a temporary file, removed once read; args gets the arguments. */
+static struct histogram histogram_of_keys(const int32_t *keys, size_t n, int64_t lo, int64_t hi,
+                                          long bins, unsigned int *got, char *args,
+                                          size_t args_size)
+{
+    char path[] = "/tmp/bin_edges_keys_XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_msg(fd >= 0, "cannot make a file in /tmp");
+    FILE *file = fdopen(fd, "wb");
+    ck_assert(file != NULL);
+    ck_assert_msg(fwrite(keys, sizeof *keys, n, file) == n && fclose(file) == 0, "cannot write %s",
+                  path);
+    snprintf(args, args_size,
+             "--file %s --reps 1 --print-bins --lo %" PRId64 " --hi %" PRId64 " --bins %ld", path,
+             lo, hi, bins);
+    struct histogram h = run_histogram(args, bins, got);
+    unlink(path);
+    return h;
+}
+
 START_TEST(test_every_bin_edge_of_ranges_of_several_widths)
 {
     const struct probe *q = &edge_ranges[_i];
@@ -270,18 +291,8 @@ START_TEST(test_every_bin_edge_of_ranges_of_several_widths)
         else
             expected[bin]++;
     }
-    char path[] = "/tmp/bin_edges_keys_XXXXXX", args[256];
-    int fd = mkstemp(path);
-    ck_assert_msg(fd >= 0, "cannot make a file in /tmp");
-    FILE *file = fdopen(fd, "wb");
-    ck_assert(file != NULL);
-    ck_assert_msg(fwrite(keys, sizeof *keys, n, file) == n && fclose(file) == 0, "cannot write %s",
-                  path);
-    snprintf(args, sizeof args,
-             "--file %s --reps 1 --print-bins --lo %" PRId64 " --hi %" PRId64 " --bins %ld", path,
-             q->lo, q->hi, q->bins);
-    struct histogram h = run_histogram(args, q->bins, got);
-    unlink(path);
+    char args[256];
+    struct histogram h = histogram_of_keys(keys, n, q->lo, q->hi, q->bins, got, args, sizeof args);
     ck_assert_msg(h.printed == q->bins || h.exit_status != 0, "%s: printed %ld bins, expected %ld",
                   args, h.printed, q->bins);
     for (long bin = 0; bin < q->bins; bin++)
@@ -322,18 +333,8 @@ START_TEST(test_every_key_of_a_range_in_more_bins_than_keys)
     ck_assert(keys && got);
     for (size_t i = 0; i < n; i++)
         keys[i] = (int32_t)(lo + (int64_t)i);
-    char path[] = "/tmp/bin_edges_keys_XXXXXX", args[256];
-    int fd = mkstemp(path);
-    ck_assert_msg(fd >= 0, "cannot make a file in /tmp");
-    FILE *file = fdopen(fd, "wb");
-    ck_assert(file != NULL);
-    ck_assert_msg(fwrite(keys, sizeof *keys, n, file) == n && fclose(file) == 0, "cannot write %s",
-                  path);
-    snprintf(args, sizeof args,
-             "--file %s --reps 1 --print-bins --lo %" PRId64 " --hi %" PRId64 " --bins %ld", path,
-             lo, hi, bins);
-    struct histogram h = run_histogram(args, bins, got);
-    unlink(path);
+    char args[256];
+    struct histogram h = histogram_of_keys(keys, n, lo, hi, bins, got, args, sizeof args);
     ck_assert_msg(h.exit_status == 0 && h.printed == bins, "%s: exit %d, printed %ld bins: %s",
                   args, h.exit_status, h.printed, h.err);
     for (size_t i = 0; i < n; i++) {
