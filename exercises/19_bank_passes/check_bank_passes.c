@@ -219,14 +219,21 @@ static int rule_passes(const unsigned *word, int lanes)
     return most;
 }
 
+/* A warp's words as --words takes them, comma-separated, into list. */
+static void words_list(const unsigned *word, int lanes, char *list, size_t size)
+{
+    list[0] = '\0';
+    for (int l = 0; l < lanes; l++)
+        snprintf(list + strlen(list), size - strlen(list), "%s%u", l ? "," : "", word[l]);
+}
+
 START_TEST(test_passes_follow_the_banks_rule)
 {
     unsigned word[LANES];
     int lanes = any_warp(_i, word);
     int got = run_words(word, lanes), expected = rule_passes(word, lanes);
-    char list[512] = "";
-    for (int l = 0; l < lanes; l++)
-        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%u", l ? "," : "", word[l]);
+    char list[512];
+    words_list(word, lanes, list, sizeof list);
     ck_assert_msg(got == expected,
                   "--words %s: your passes says %d, expected %d: the most different words any "
                   "one bank gets (lanes on one word count once)",
@@ -256,9 +263,8 @@ START_TEST(test_different_words_in_one_bank_each_take_a_pass)
     unsigned word[LANES];
     int lanes = crowded_warp(_i, word);
     int got = run_words(word, lanes), expected = rule_passes(word, lanes);
-    char list[512] = "";
-    for (int l = 0; l < lanes; l++)
-        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%u", l ? "," : "", word[l]);
+    char list[512];
+    words_list(word, lanes, list, sizeof list);
     ck_assert_msg(got == expected,
                   "%d different words of bank %u: your passes says %d, expected %d; two "
                   "different words are never served together, however alike their bits or "
