@@ -77,6 +77,15 @@ $(BUILD)/check_$(PROGRAM).o: check_$(PROGRAM).c $(COMMON)/tests/stage_checks.h $
 $(BUILD)/check_$(PROGRAM): $(BUILD)/check_$(PROGRAM).o $(LIB_CHECKS) $(LIB_HOST)
 	$(Q)$(call say,LD,$@)$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS)
 
+# -m32 where this compiler can build 32-bit programs (Debian: gcc-multilib),
+# else empty: the exercises whose checks also run a 32-bit build (01, 14, 21)
+# test it with ifneq ($(M32),). Probed once, the first time it is read. The
+# 32-bit builds compile the common sources with them (COMMON_HOST_C), as the
+# library is 64-bit.
+M32 = $(eval M32 := $(shell printf 'int main(void) { return 0; }\n' | \
+        $(CC) -m32 -x c -o /dev/null - 2>/dev/null && echo -m32))$(M32)
+COMMON_HOST_C = $(addprefix $(COMMON)/,book.c harness.c bmp.c)
+
 # The solution's sources, or a mutant's (the solution's with the patch applied,
 # by Debian's patch): the solution's files, and the exercise's files that the
 # solution does not hold (a host program that is not the exercise: written once).
