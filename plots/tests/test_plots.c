@@ -1456,6 +1456,83 @@ START_TEST(test_exercise01_records_three_verified_rows_a_case)
 }
 END_TEST
 
+/* exercise12.sh: a file per OpenCL device; in it, both walks at two launches,
+ * three processes each, every row verified, the larger launch 4 times the
+ * work-groups of the default (8 per compute unit against 2), and a summary
+ * line per walk and launch; and two folders are a usage error. */
+START_TEST(test_exercise12_records_both_walks_at_two_launches)
+{
+    char dir[] = "/tmp/exercise12_test_XXXXXX", command[256], pattern[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(command, sizeof command, "EXERCISE12_ARGS='--size 1M --reps 3' ./exercise12.sh %s",
+             dir);
+    struct ran r = run_command(command);
+    if (access("../exercises/solutions/12_partitioning", F_OK) != 0 || r.status == 77) {
+        const char *why = access("../exercises/solutions/12_partitioning", F_OK) != 0
+                              ? "no reference solution"
+                              : "no OpenCL device";
+        ck_assert_msg(r.status == 77 && strstr(r.out, why), "exit %d, %s", r.status, r.out);
+        free_ran(&r);
+        remove_tree(dir);
+        return;
+    }
+    ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+    snprintf(pattern, sizeof pattern, "%s/exercise12-*.csv", dir);
+    glob_t files;
+    ck_assert_msg(glob(pattern, 0, NULL, &files) == 0, "no file written: %s", r.out);
+    for (size_t f = 0; f < files.gl_pathc; f++) {
+        FILE *file = fopen(files.gl_pathv[f], "r");
+        ck_assert_ptr_nonnull(file);
+        char line[512];
+        int header = 0, rows = 0, walks[2] = {0, 0}, summaries = 0, crossed = 0;
+        long blocks[12], fewest = 0;
+        while (fgets(line, sizeof line, file)) {
+            if (strncmp(line, "stage,impl,", 11) == 0) {
+                header++;
+            } else if (line[0] == '#') {
+                summaries += strstr(line, " interleaved: ") || strstr(line, " contiguous: ");
+                crossed += strstr(line, "# rows whose kernel-only median is above") != NULL;
+            } else {
+                ck_assert_msg(strstr(line, ",yes\n") != NULL, "a row not verified: %s", line);
+                ck_assert_msg(rows < 12, "more than 12 rows: %s", line);
+                walks[0] += strstr(line, ",interleaved,") != NULL;
+                walks[1] += strstr(line, ",contiguous,") != NULL;
+                /* blocks: the 7th field from the end (a device's name may hold commas) */
+                char *field = line + strlen(line);
+                for (int commas = 0; field > line && commas < 7; field--)
+                    commas += field[-1] == ',';
+                blocks[rows] = strtol(field + 1, NULL, 10);
+                if (!fewest || blocks[rows] < fewest)
+                    fewest = blocks[rows];
+                rows++;
+            }
+        }
+        fclose(file);
+        ck_assert_int_eq(header, 1);
+        ck_assert_int_eq(rows, 12); /* 2 launches x 3 processes x 2 walks */
+        ck_assert_int_eq(walks[0], 6);
+        ck_assert_int_eq(walks[1], 6);
+        int at_fewest = 0, at_four_times = 0;
+        for (int i = 0; i < rows; i++) {
+            at_fewest += blocks[i] == fewest;
+            at_four_times += blocks[i] == 4 * fewest;
+        }
+        ck_assert_msg(fewest > 0 && at_fewest == 6 && at_four_times == 6,
+                      "%s: not 6 rows at the default launch and 6 at 4 times its work-groups",
+                      files.gl_pathv[f]);
+        ck_assert_int_eq(summaries, 4);
+        ck_assert_int_eq(crossed, 1);
+    }
+    globfree(&files);
+    free_ran(&r);
+    remove_tree(dir);
+    r = run_command("./exercise12.sh a b");
+    ck_assert_int_eq(r.status, EXIT_USAGE);
+    ck_assert_msg(one_line(r.err) && strstr(r.err, "usage"), "%s", r.err);
+    free_ran(&r);
+}
+END_TEST
+
 /* (iv) a file that is not there: exit 2, one line naming it */
 START_TEST(test_many_bins_refuses_a_missing_file_with_exit_2)
 {
@@ -2339,6 +2416,11 @@ int main(void)
     tcase_set_timeout(exercise01, 120);
     tcase_add_test(exercise01, test_exercise01_records_three_verified_rows_a_case);
     suite_add_tcase(suite, exercise01);
+
+    TCase *exercise12 = tcase_create("exercise12");
+    tcase_set_timeout(exercise12, 120);
+    tcase_add_test(exercise12, test_exercise12_records_both_walks_at_two_launches);
+    suite_add_tcase(suite, exercise12);
 
     TCase *many_bins = tcase_create("many-bins");
     tcase_set_timeout(many_bins, 60);
