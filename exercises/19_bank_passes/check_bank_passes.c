@@ -6,13 +6,16 @@
  * any right count keeps, then the rule itself (held here, by another method)
  * on random warps and on warps crowded into one bank, then the simulated warps of random bytes against the
  * exact expectation, computed here without simulating, and the per-lane
- * layout against exactly one pass.
+ * layout against exactly one pass. Then the program built with AddressSanitizer
+ * and UBSan, on words up to the highest, which must read and write nothing out
+ * of bounds.
  */
 #include "stage_checks.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define LANES    32
 #define BANKS    32
@@ -409,6 +412,79 @@ START_TEST(test_a_copy_per_lane_and_constant_bytes_take_one_pass)
 }
 END_TEST
 
+/* ------------------------------------- under AddressSanitizer and UBSan -- */
+
+/* The program built with AddressSanitizer and UndefinedBehaviorSanitizer (the
+ * Makefile), which stop it at the first read or write out of bounds or
+ * undefined step, and a probe that does both on purpose: the group runs only
+ * where the probe's errors are reported. A table of every word, or of a bit
+ * for each, sized by the highest word rather than the number of words, is one
+ * element short: the passes stay right and only a sanitizer sees the write
+ * past it, from the words at the top of the range. */
+static char sanitized[4096], sanitizer_probe[4096];
+
+static const char *const sanitized_runs[] = {
+    "--words 1048575",
+    /* the top 32 words, one in each bank: one pass */
+    "--words 1048544,1048545,1048546,1048547,1048548,1048549,1048550,1048551,1048552,1048553,"
+    "1048554,1048555,1048556,1048557,1048558,1048559,1048560,1048561,1048562,1048563,1048564,"
+    "1048565,1048566,1048567,1048568,1048569,1048570,1048571,1048572,1048573,1048574,1048575",
+    /* the top word of bank 31 and the 31 below it in that bank: 32 passes */
+    "--words 1048575,1048543,1048511,1048479,1048447,1048415,1048383,1048351,1048319,1048287,"
+    "1048255,1048223,1048191,1048159,1048127,1048095,1048063,1048031,1047999,1047967,1047935,"
+    "1047903,1047871,1047839,1047807,1047775,1047743,1047711,1047679,1047647,1047615,1047583",
+    /* the top words, each touched twice, and word 0: 3 passes */
+    "--words 1048575,0,1048575,1048544,1048544,1048543,1048543,1048512,1048575",
+    /* across the range: the last word of each 32768, all in bank 31: 32 passes */
+    "--words 32767,65535,98303,131071,163839,196607,229375,262143,294911,327679,360447,393215,"
+    "425983,458751,491519,524287,557055,589823,622591,655359,688127,720895,753663,786431,"
+    "819199,851967,884735,917503,950271,983039,1015807,1048575",
+    /* the hand layouts and warps of random bytes, in one copy and a copy per lane */
+    "--warps 2000 --seed 1",
+};
+#define SANITIZED_RUNS ((int)(sizeof sanitized_runs / sizeof sanitized_runs[0]))
+
+START_TEST(test_no_read_or_write_out_of_bounds)
+{
+    set_stage_program(sanitized);
+    struct stage_output o;
+    run_stage(sanitized_runs[_i], &o);
+    const char *report = strstr(o.err, "ERROR: "); /* past the report's rule of = signs */
+    if (!report)
+        report = strstr(o.err, "runtime error:");
+    ck_assert_msg(o.exit_status == 0 && !strstr(o.err, "Sanitizer") &&
+                      !strstr(o.err, "runtime error:"),
+                  "%.300s, built with AddressSanitizer and UBSan: %s, expected exit 0 and no "
+                  "report: a read or write out of bounds (a table of words one element short?) "
+                  "or an undefined step; stderr: %s",
+                  sanitized_runs[_i], exit_meaning(&o), report ? report : o.err);
+}
+END_TEST
+
+/* Whether the probe's error is reported here: run with args, it prints says. */
+static bool probe_reports(const char *probe, const char *args, const char *says)
+{
+    if (access(probe, X_OK) != 0)
+        return false;
+    char command[4200], line[512];
+    snprintf(command, sizeof command, "'%s' %s 2>&1", probe, args);
+    FILE *p = popen(command, "r");
+    bool reported = false;
+    while (p && fgets(line, sizeof line, p))
+        reported |= strstr(line, says) != NULL;
+    if (p)
+        pclose(p);
+    return reported;
+}
+
+/* Beside the check, a program the Makefile built: its path, from the check's own. */
+static void program_beside_check(char *path, size_t size, const char *check, const char *name)
+{
+    snprintf(path, size, "%s", check);
+    char *slash = strrchr(path, '/');
+    snprintf(slash ? slash + 1 : path, size - (size_t)(slash ? slash + 1 - path : 0), "%s", name);
+}
+
 /* ---------------------------------------------------------------- usage -- */
 
 static const char *const bad_usage[] = {
@@ -456,6 +532,23 @@ int main(int argc, char **argv)
     tcase_add_loop_test(one, test_a_copy_per_lane_and_constant_bytes_take_one_pass, 0,
                         ONE_PASS_RUNS);
     add_tcase(suite, one, ONE_PASS_RUNS);
+    program_beside_check(sanitized, sizeof sanitized, argv[0], "bank_passes-sanitized");
+    program_beside_check(sanitizer_probe, sizeof sanitizer_probe, argv[0], "sanitizer-probe");
+    setenv("ASAN_OPTIONS", "detect_leaks=0", 1); /* out of bounds is what the probe proves */
+    TCase *bounds = exercise_tcase("under AddressSanitizer and UBSan: no read or write out of "
+                                   "bounds",
+                                   0);
+    tcase_add_loop_test(bounds, test_no_read_or_write_out_of_bounds, 0, SANITIZED_RUNS);
+    if (access(sanitized, X_OK) == 0 &&
+        probe_reports(sanitizer_probe, "", "ERROR: AddressSanitizer: global-buffer-overflow") &&
+        probe_reports(sanitizer_probe, "ub", "runtime error: signed integer overflow"))
+        add_tcase(suite, bounds, SANITIZED_RUNS);
+    else {
+        printf("%s: not run here: this compiler has no -fsanitize=address,undefined, or the "
+               "sanitizers cannot run on this machine (they report no error in %s)\n",
+               sanitized, sanitizer_probe);
+        add_skipped(SANITIZED_RUNS);
+    }
     add_usage_refusals(suite, bad_usage, BAD_USAGE, "--words");
     return run_exercise(suite);
 }
