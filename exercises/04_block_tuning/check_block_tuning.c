@@ -248,13 +248,18 @@ START_TEST(test_a_tie_goes_to_the_smaller_grid)
 }
 END_TEST
 
-/* Nearly a tie: --times makes 2 blocks per SM 0.5%, then 0.01%, faster than 1,
- * every other grid slower. The best is the fastest row, by any margin: a rule
- * that calls times within some percent (or a tenth of one) a tie and keeps the
- * smaller grid names another. */
+/* Nearly a tie: --times makes 2 blocks per SM 0.5%, then 0.01%, then 0.1 us
+ * (0.0001 ms, the last of the 4 decimals the CSV and the best: line print),
+ * faster than 1, every other grid slower. The best is the fastest row, by any
+ * margin: a rule that calls times within some percent (or a tenth of one), or
+ * within the event timer's resolution (about half a microsecond), a tie and
+ * keeps the smaller grid names another. The third: the solution names
+ * blocks-per-sm-2 (9.9999 < 10); a rule with a 0.0005 ms margin keeps
+ * blocks-per-sm-1 (9.9999 is not below 10 - 0.0005). */
 static const char *const near_ties[][2] = {
     {"--size 1M --times 1,0.995,2,2,2,2,2", "0.995 ms"},
-    {"--size 1M --times 10,9.999,20,20,20,20,20", "9.999 ms"}};
+    {"--size 1M --times 10,9.999,20,20,20,20,20", "9.999 ms"},
+    {"--size 1M --times 10,9.9999,20,20,20,20,20", "9.9999 ms"}};
 #define NEAR_TIES ((int)(sizeof near_ties / sizeof near_ties[0]))
 
 START_TEST(test_a_near_tie_goes_to_the_faster_grid)
@@ -268,6 +273,27 @@ START_TEST(test_a_near_tie_goes_to_the_faster_grid)
                   "%s: blocks-per-sm-2 read %s, less than blocks-per-sm-1, so expected the best "
                   "to be blocks-per-sm-2 (the fastest, by any margin), got %s",
                   args, near_ties[_i][1], b.impl);
+    check_best(args, rows, count, &b);
+}
+END_TEST
+
+/* A second dip: --times falls from 1 to 2 blocks per SM, rises twice in a row
+ * (4 and 8), rises again, then dips at 32 below everything before it. The
+ * best is the fastest of all seven rows: the solution names blocks-per-sm-32
+ * (2 ms); a search that stops after two rises in a row names blocks-per-sm-2
+ * (3 ms), one that stops at the first rise too. */
+START_TEST(test_a_later_dip_is_the_best)
+{
+    char args[256];
+    struct row rows[GRIDS + 1];
+    struct best b;
+    int count = run_sweep("--size 1M --times 4,3,5,6,7,2,8", args, sizeof args, rows, &b);
+    check_rows(args, rows, count);
+    ck_assert_msg(strcmp(b.impl, "blocks-per-sm-32") == 0,
+                  "%s: the times rose twice after blocks-per-sm-2 (3 ms), then blocks-per-sm-32 "
+                  "read 2 ms, the least of all seven, so expected the best to be blocks-per-sm-32, "
+                  "got %s",
+                  args, b.impl);
     check_best(args, rows, count, &b);
 }
 END_TEST
@@ -339,7 +365,8 @@ int main(int argc, char **argv)
     tcase_add_loop_test(best, test_the_best_follows_the_measurements, 0, FAVOURED);
     tcase_add_test(best, test_a_tie_goes_to_the_smaller_grid);
     tcase_add_loop_test(best, test_a_near_tie_goes_to_the_faster_grid, 0, NEAR_TIES);
-    add_if_runnable(suite, best, SWEEPS + FAVOURED + 1 + NEAR_TIES);
+    tcase_add_test(best, test_a_later_dip_is_the_best);
+    add_if_runnable(suite, best, SWEEPS + FAVOURED + 1 + NEAR_TIES + 1);
 
     TCase *report = exercise_tcase("the report, and every grid on every size and kind", 1);
     tcase_add_test(report, test_the_report_ends_with_the_best);

@@ -38,6 +38,18 @@ START_TEST(test_one_warp_per_block_counts_right)
 }
 END_TEST
 
+/* One block of one warp on 20 MiB of one byte value: that warp's copy holds
+ * 20 Mi (20971520) in one bin, past 2^24 and far below 2^32. The solution
+ * prints 20971520 for that bin; a count that wraps its bin at 16 Mi (an
+ * atomicInc with a limit of 2^24 - 1, which is not an add with a cap) prints
+ * 20971520 - 2^24 = 4194304. The run's cost: 20 Mi atomics by one warp's
+ * lanes on one shared address (the group's time limit is 300 s). */
+START_TEST(test_one_warp_counts_past_16_mi_of_one_value)
+{
+    check_matches_reference((size_t)20 << 20, DATA_CONSTANT, 8, "--blocks 1 --threads 32");
+}
+END_TEST
+
 /* 2, 3, 8 and 32 warps per block: a merge that forgets a copy, or reads one
  * before its warp has finished, shows up as soon as there is more than one
  * warp; one block must still cover the whole input, and 100 blocks of 1024
@@ -351,8 +363,9 @@ int main(int argc, char **argv)
     TCase *warp = exercise_tcase("one warp per block: the count within a warp", 2);
     tcase_set_timeout(warp, 300);
     tcase_add_loop_test(warp, test_one_warp_per_block_counts_right, 0, ONE_WARP);
+    tcase_add_test(warp, test_one_warp_counts_past_16_mi_of_one_value);
     /* Without a GPU the program exits 77 and every check is counted as skipped. */
-    add_if_runnable(suite, warp, ONE_WARP);
+    add_if_runnable(suite, warp, ONE_WARP + 1);
 
     TCase *counts = exercise_tcase("every bin right, for every size, kind and block size", 3);
     tcase_set_timeout(counts, 600);

@@ -26,6 +26,7 @@ struct many_output {
     bool has_sum, says_verified, has_approach, has_passes;
     uint64_t sum;
     unsigned int launches, most_bins, counted_once; /* from the passes: line */
+    char approach[512];                             /* the approach: line, as read */
     char text[8192]; /* the lines that are not bins, stderr included */
 };
 
@@ -64,6 +65,7 @@ static void run_many_bins(const char *args, struct many_output *o)
             o->says_verified = true;
         } else if (strncmp(line, "approach:", 9) == 0) {
             o->has_approach = true;
+            snprintf(o->approach, sizeof o->approach, "%s", line);
         } else if (sscanf(line,
                           "passes: %u launches of histo_kernel, at most %u bins (%*u KiB of shared "
                           "memory per block); bins counted once: %u",
@@ -162,6 +164,20 @@ START_TEST(test_every_launch_matches_reference)
 }
 END_TEST
 
+/* More than 2^32 threads (4194305 blocks of 1024) on small inputs: the block
+ * past 2^32 threads must count nothing. The solution's size_t value index and
+ * stride count each value once (bins as the count made here: 4097 bytes, 2049
+ * values; 8193 constant bytes, 4097 values in one bin); a value index, start
+ * and stride in unsigned int wrap (the last block starts again at value 0,
+ * the stride is 1024), and values are counted twice or more: the sum is more
+ * than 2049 (4097). Each pass has 4 Mi blocks with little to do: seconds. */
+START_TEST(test_more_than_2_to_the_32_threads_count_each_value_once)
+{
+    check_many_bins(4096, 4097, DATA_UNIFORM, 11, "--blocks 4194305 --threads 1024");
+    check_many_bins(65536, 8193, DATA_CONSTANT, 12, "--blocks 4194305 --threads 1024");
+}
+END_TEST
+
 /* The passes: line is launch_pass's record of the last histogram: how many
  * launches of the shared-memory kernel, the largest range, and how many bins
  * exactly one launch counted. 65536 bins cannot be one range (256 KiB), so they
@@ -213,6 +229,73 @@ START_TEST(test_4096_bins_are_counted_in_shared_memory)
                   "%s: want a 'passes:' line with one launch that counts all 4096 bins (16 KiB "
                   "fit in one block's shared memory: each more pass reads the input again): %s",
                   args, out.text);
+}
+END_TEST
+
+/* Finds in text every number followed by unit ("pass", "bins"): *right counts
+ * those equal to want, *wrong keeps one that is not. "one pass" reads as 1
+ * pass (the starter writes it so). */
+static void numbers_before(const char *text, const char *unit, unsigned int want, int *right,
+                           unsigned long *wrong)
+{
+    size_t unit_len = strlen(unit);
+    *right = 0;
+    for (const char *p = text; *p; p++) {
+        unsigned long n;
+        const char *after;
+        if (*p >= '0' && *p <= '9' && (p == text || !(p[-1] >= '0' && p[-1] <= '9'))) {
+            char *end;
+            n = strtoul(p, &end, 10);
+            after = end;
+        } else if (strncmp(p, "one ", 4) == 0 && (p == text || p[-1] == ' ')) {
+            n = 1;
+            after = p + 3;
+        } else {
+            continue;
+        }
+        while (*after == ' ')
+            after++;
+        if (strncmp(after, unit, unit_len) != 0)
+            continue;
+        if (n == want)
+            (*right)++;
+        else
+            *wrong = n;
+    }
+}
+
+/* The approach: line says what this run did: the passes it took and the bins
+ * of a pass, the same as the passes: line's launches and largest range, on a
+ * count of bins that takes one pass (4096) and one that takes several (65536).
+ * The solution prints "1 pass of 4096 bins" and "8 passes of 8192 bins"
+ * (passes: 1 launch, at most 4096 bins; 8 launches, at most 8192): right 1,
+ * wrong none. A line that always describes the 65536-bin plan says "8 passes
+ * of 8192 bins" on 4096 bins too: 8 passes where the passes: line has 1 launch. */
+static const unsigned int approach_bins[] = {4096, 65536};
+#define APPROACH_BINS ((int)(sizeof approach_bins / sizeof approach_bins[0]))
+
+START_TEST(test_the_approach_line_says_what_the_run_did)
+{
+    char args[256];
+    snprintf(args, sizeof args, "--bins %u --reps 1 --size 1000003", approach_bins[_i]);
+    run_many_bins(args, &out);
+    ck_assert_msg(out.exit_status == 0, "%s: %s: %s", args, exit_meaning_of(out.exit_status),
+                  out.text);
+    ck_assert_msg(out.has_passes && out.has_approach, "%s: no 'passes:' or 'approach:' line: %s",
+                  args, out.text);
+    int right;
+    unsigned long wrong = 0;
+    int shown = (int)strcspn(out.approach, "\n");
+    numbers_before(out.approach, "pass", out.launches, &right, &wrong);
+    ck_assert_msg(right > 0 && wrong == 0,
+                  "%s: the approach: line (%.*s) does not say %u pass(es) alone, the launches on "
+                  "the passes: line: describe_approach should say what this count of bins does",
+                  args, shown, out.approach, out.launches);
+    numbers_before(out.approach, "bins", out.most_bins, &right, &wrong);
+    ck_assert_msg(right > 0,
+                  "%s: the approach: line (%.*s) does not name %u bins, the range of a pass on "
+                  "the passes: line: describe_approach should say what this count of bins does",
+                  args, shown, out.approach, out.most_bins);
 }
 END_TEST
 
@@ -455,7 +538,8 @@ int main(int argc, char **argv)
     TCase *passes = exercise_tcase("the bins counted in shared memory, a range per launch", 2);
     tcase_add_test(passes, test_65536_bins_are_counted_in_passes_of_shared_memory);
     tcase_add_test(passes, test_4096_bins_are_counted_in_shared_memory);
-    add_if_runnable(suite, passes, 2);
+    tcase_add_loop_test(passes, test_the_approach_line_says_what_the_run_did, 0, APPROACH_BINS);
+    add_if_runnable(suite, passes, 2 + APPROACH_BINS);
 
     TCase *races = exercise_tcase("no shared-memory races (compute-sanitizer racecheck)", 0);
     tcase_set_timeout(races, 300);
@@ -471,7 +555,8 @@ int main(int argc, char **argv)
     TCase *shapes = exercise_tcase("every launch shape", 0);
     tcase_set_timeout(shapes, 600);
     tcase_add_loop_test(shapes, test_every_launch_matches_reference, 0, LAUNCHES);
-    add_if_runnable(suite, shapes, LAUNCHES);
+    tcase_add_test(shapes, test_more_than_2_to_the_32_threads_count_each_value_once);
+    add_if_runnable(suite, shapes, LAUNCHES + 1);
 
     TCase *edges = exercise_tcase("the CSV row and a count of bins refused", 0);
     tcase_add_test(edges, test_csv_prints_header_and_a_verified_row_for_each_count_of_bins);
