@@ -4,7 +4,8 @@
  * tolerance of an exact one computed here, in double, from the same generated
  * bytes; the program's count of atomics says one per block, so each block
  * added its threads' sums first; and every launch shape (block sizes that are
- * not a power of two, one block) is within tolerance too. Inside the kernel,
+ * not a power of two, one block) is within tolerance too. The GPU's counters
+ * (ncu) show a warp's loads 32 floats in a row. Inside the kernel,
  * compute-sanitizer's racecheck sees every shared read that no barrier
  * separates from its write; and vectors past 2^31 elements catch an index
  * that wraps.
@@ -235,6 +236,33 @@ START_TEST(test_no_memory_or_barrier_errors)
 }
 END_TEST
 
+/* ------------------------------------ a warp's loads in a row, in ncu -- */
+
+/* A thread starts at its index in the grid and steps a grid at a time, as
+ * chapter 03's kernel does: the 32 lanes of a warp then load 32 floats in a
+ * row of a and of b, 128 bytes, four 32-byte sectors for each load request
+ * (both vectors come from cudaMalloc, aligned, and 4 Mi floats over 64 x 256
+ * threads leave no partial step). Expected on the solution: 4.0 sectors a
+ * request. A kernel whose threads start at threadIdx.x * gridDim.x +
+ * blockIdx.x sums every product once, but its lanes are 64 floats (256
+ * bytes) apart: one sector a lane, 32 a request. Bound: at most 8. */
+START_TEST(test_each_warp_loads_32_floats_in_a_row)
+{
+    const char *args = "--size 4M --data uniform --seed 5 --reps 1 --blocks 64 --threads 256";
+    const char *const metrics[] = {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+                                   "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"};
+    double values[2];
+    profile_kernel(args, "dot_kernel", metrics, 2, values);
+    double per_request = values[1] > 0 ? values[0] / values[1] : 0;
+    ck_assert_msg(values[1] > 0 && per_request <= 8,
+                  "%s: the vectors' loads touched %.1f 32-byte sectors a request (ncu: %.0f "
+                  "sectors, %.0f requests), expected about 4: a warp's 32 lanes should load 32 "
+                  "floats in a row, so a thread starts at its index in the grid (block, then "
+                  "thread) and steps a grid at a time",
+                  args, per_request, values[0], values[1]);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("03_dot_product", argc, argv);
@@ -260,6 +288,10 @@ int main(int argc, char **argv)
     tcase_add_loop_test(shapes, test_every_launch_matches_reference, 0, LAUNCHES);
     tcase_add_test(shapes, test_more_than_4_gi_threads);
     add_if_runnable(suite, shapes, LAUNCHES + 1);
+
+    TCase *coalesced = exercise_tcase("a warp's loads 32 floats in a row (GPU counters, ncu)", 1);
+    tcase_add_test(coalesced, test_each_warp_loads_32_floats_in_a_row);
+    add_if_tool(suite, coalesced, 1, can_profile(), profile_tool_missing());
 
     TCase *races = exercise_tcase("no shared-memory races, under compute-sanitizer's racecheck", 2);
     tcase_add_loop_test(races, test_no_shared_memory_races, 0, RACE_RUNS);

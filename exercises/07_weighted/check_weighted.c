@@ -155,20 +155,24 @@ END_TEST
  * instructions, an instruction that 32 lanes run together counting once: 4
  * MiB of uniform bytes on 64 blocks of 256 threads, each block merging its
  * 256 bins with 8 global atomic instructions, 512 in all. One thread merging
- * alone runs 256 per block; a plain += runs none. */
+ * alone runs 256 per block; a plain += runs none. The zeroing stores to
+ * shared memory: 8 store instructions a block, one a warp, 512 in all (the
+ * adds are atomics, counted apart; were a float atomic's compare-and-store
+ * loop counted as stores, they would be spread over every warp alike). */
 #define PROFILED_BLOCKS 64
 
 START_TEST(test_the_block_merges_with_one_global_atomic_per_bin)
 {
     const char *const metrics[] = {
         "smsp__inst_executed_op_global_red.sum", "smsp__inst_executed_op_generic_atom.sum",
-        "smsp__inst_executed_op_global_red.max", "smsp__inst_executed_op_generic_atom.max"};
-    double counts[4];
+        "smsp__inst_executed_op_global_red.max", "smsp__inst_executed_op_generic_atom.max",
+        "smsp__inst_executed_op_shared_st.sum",  "smsp__inst_executed_op_shared_st.max"};
+    double counts[6];
     char args[256];
     snprintf(args, sizeof args,
              "--size 4194304 --data uniform --seed 5 --reps 1 --threads 256 --blocks %d",
              PROFILED_BLOCKS);
-    profile_kernel(args, "weighted_kernel", metrics, 4, counts);
+    profile_kernel(args, "weighted_kernel", metrics, 6, counts);
     double global_atomics = (counts[0] + counts[1]) / profile_launches();
     double bin_instructions = (double)PROFILED_BLOCKS * BINS / 32;
     ck_assert_msg(global_atomics >= 0.5 * bin_instructions,
@@ -193,6 +197,60 @@ START_TEST(test_the_block_merges_with_one_global_atomic_per_bin)
                   "(its warps share an SM's four schedulers), where every thread should take "
                   "bins",
                   args, busiest, all);
+    /* The zeroing by the whole block: 2 of a block's 8 stores on its busiest
+     * scheduler, a 256th of the launch's (a 128th where two blocks share an
+     * SM); one warp zeroing alone (or thread 0, 256 stores a block) puts a
+     * whole block's on one: a 64th. The bound is a 96th. */
+    ck_assert_msg(counts[5] < counts[4] / 96,
+                  "%s: the busiest SM scheduler ran %.1f of the launch's %.0f shared-memory store "
+                  "instructions, more than a 96th: the bins are zeroed by one warp of the block "
+                  "(its warps share an SM's four schedulers), where every thread should take "
+                  "bins (see hint 3)",
+                  args, counts[5], counts[4]);
+}
+END_TEST
+
+/* One block of 256 threads alone on the GPU, on 256 bytes, one a thread (so
+ * that the adds make few instructions besides the zeroing and the merge):
+ * its 8 warps sit on its SM's 4 schedulers in turn, 2 each. The merge, 8
+ * global atomic instructions, one a warp, gives the busiest scheduler 2, a
+ * quarter of them; a merge by two warps (four bins a lane) puts 4 on each of
+ * two: a half. The bound is 3 of 8, between a quarter and a half. The
+ * zeroing: 8 shared-memory store instructions, spread the same; thread 0
+ * zeroing alone runs 256 (64 were the compiler to join four bins a store),
+ * all on one scheduler. The count's bound is 32, four times the solution's,
+ * room for a float atomic's compare-and-store loop on the adds, were it
+ * counted as stores. */
+#define ONE_BLOCK_ARGS "--size 256 --data uniform --seed 5 --reps 1 --threads 256 --blocks 1"
+
+START_TEST(test_one_blocks_merge_and_zeroing_use_all_its_warps)
+{
+    const char *const metrics[] = {
+        "smsp__inst_executed_op_global_red.sum", "smsp__inst_executed_op_generic_atom.sum",
+        "smsp__inst_executed_op_global_red.max", "smsp__inst_executed_op_generic_atom.max",
+        "smsp__inst_executed_op_shared_st.sum",  "smsp__inst_executed_op_shared_st.max"};
+    double counts[6];
+    profile_kernel(ONE_BLOCK_ARGS, "weighted_kernel", metrics, 6, counts);
+    double all = counts[0] + counts[1], busiest = counts[2] + counts[3];
+    ck_assert_msg(all > 0 && busiest <= all * 3 / 8,
+                  "%s: the busiest SM scheduler ran %.1f of the one block's %.0f global atomic "
+                  "instructions, expected a quarter (its 8 warps on 4 schedulers, 2 each), at "
+                  "most 3 of 8: the merge is left to a few warps of the block, where every "
+                  "thread should take bins",
+                  ONE_BLOCK_ARGS, busiest, all);
+    double stores = counts[4] / profile_launches();
+    ck_assert_msg(stores <= 4 * BINS / 32,
+                  "%s: the one block ran %.0f shared-memory store instructions, expected about "
+                  "%d (256 bins, 32 bins to an instruction), at most %d: the bins are zeroed by "
+                  "too few threads (one thread alone?), where every thread should take bins "
+                  "(see hint 3)",
+                  ONE_BLOCK_ARGS, stores, BINS / 32, 4 * BINS / 32);
+    ck_assert_msg(counts[4] > 0 && counts[5] <= counts[4] * 3 / 8,
+                  "%s: the busiest SM scheduler ran %.1f of the one block's %.0f shared-memory "
+                  "store instructions, expected a quarter (its 8 warps on 4 schedulers, 2 "
+                  "each), at most 3 of 8: the bins are zeroed by a few warps of the block (one "
+                  "thread alone?), where every thread should take bins (see hint 3)",
+                  ONE_BLOCK_ARGS, counts[5], counts[4]);
 }
 END_TEST
 
@@ -299,7 +357,8 @@ int main(int argc, char **argv)
                                   "counters, ncu)",
                                   3);
     tcase_add_test(merge, test_the_block_merges_with_one_global_atomic_per_bin);
-    add_if_tool(suite, merge, 1, can_profile(), profile_tool_missing());
+    tcase_add_test(merge, test_one_blocks_merge_and_zeroing_use_all_its_warps);
+    add_if_tool(suite, merge, 2, can_profile(), profile_tool_missing());
 
     TCase *edges = exercise_tcase("the CSV row, and too few blocks refused", 0);
     tcase_add_test(edges, test_csv_prints_header_and_a_verified_row);

@@ -182,6 +182,67 @@ START_TEST(test_copies_overlap_other_chunks_kernels)
 }
 END_TEST
 
+/* Inputs far under 256 MiB: each chunk holds at most its share, the size
+ * divided by the chunks and rounded up (the last shorter, or empty where
+ * there are more chunks than bytes), so that every chunk gets work. 1000003
+ * bytes in 8 chunks: the solution's chunks hold 125001 bytes each, the last
+ * 124996; in 12, 83334 and 83329. Chunks rounded up to whole MiB put all
+ * 1000003 in chunk 0 and leave the rest empty. 24 MiB + 3 in 12 chunks:
+ * 2 MiB + 1 each, the last 2 MiB - 8; whole MiB give 3 MiB to chunks 0 to 7.
+ * There each chunk's copy takes tens of microseconds (2 MiB over PCIe),
+ * longer than the host takes to queue a chunk's calls (a few microseconds
+ * each), so copies and kernels must overlap as in the group above; the
+ * copies of 1000003 bytes' chunks are too short to ask that. */
+static const struct {
+    size_t size;
+    int chunks;
+    bool overlap;
+} share_runs[] = {{1000003, 8, false}, {1000003, 12, false}, {((size_t)24 << 20) + 3, 12, true}};
+#define SHARE_RUNS ((int)(sizeof share_runs / sizeof share_runs[0]))
+
+START_TEST(test_every_chunk_holds_its_share_of_a_small_input)
+{
+    size_t size = share_runs[_i].size;
+    int expected = share_runs[_i].chunks;
+    char args[128];
+    snprintf(args, sizeof args, "--size %zu --chunks %d --reps 1 --timeline", size, expected);
+    struct stage_output o;
+    run_stage(args, &o);
+    ck_assert_msg(o.exit_status == 0, "%s: %s, stderr: %s", args, exit_meaning(&o), o.err);
+    struct chunk_times chunks[MOST_CHUNKS];
+    int count = read_timeline(o.out, chunks, MOST_CHUNKS);
+    ck_assert_msg(count == expected, "%s: expected %d 'chunk N:' lines, read %d in: %.1500s", args,
+                  expected, count, o.out);
+    size_t share = (size + (size_t)expected - 1) / (size_t)expected, bytes = 0;
+    for (int c = 0; c < count; c++) {
+        bytes += chunks[c].bytes;
+        ck_assert_msg(chunks[c].bytes <= share,
+                      "%s: chunk %d holds %zu bytes, expected at most its share, %zu (the size "
+                      "over the chunks, rounded up): the chunks are not cut evenly, and the "
+                      "others are left short or empty (see hint 3)",
+                      args, c, chunks[c].bytes, share);
+    }
+    ck_assert_msg(bytes == size, "%s: the chunks copied %zu bytes together, expected %zu", args,
+                  bytes, size);
+    if (!share_runs[_i].overlap)
+        return;
+    bool overlap = false;
+    for (int c = 0; c < count && !overlap; c++)
+        for (int d = 0; d < count && !overlap; d++)
+            overlap = c != d && chunks[c].bytes && chunks[d].bytes &&
+                      chunks[c].copy_start < chunks[d].kernel_end &&
+                      chunks[d].kernel_start < chunks[c].copy_end;
+    ck_assert_msg(overlap,
+                  "%s: expected some chunk's copy to run while another chunk's kernel runs, "
+                  "got none: every copy began after the kernels before it ended. "
+                  "Chunk 0: copy %.4f to %.4f ms, kernel %.4f to %.4f; chunk 1: copy %.4f to "
+                  "%.4f, kernel %.4f to %.4f",
+                  args, chunks[0].copy_start, chunks[0].copy_end, chunks[0].kernel_start,
+                  chunks[0].kernel_end, chunks[1].copy_start, chunks[1].copy_end,
+                  chunks[1].kernel_start, chunks[1].kernel_end);
+}
+END_TEST
+
 /* More chunks than bytes: the last chunks are empty, and every one of them
  * is still a chunk of the timeline, its events recorded like the others'. */
 START_TEST(test_a_timeline_with_more_chunks_than_bytes)
@@ -296,8 +357,9 @@ int main(int argc, char **argv)
     add_if_runnable(suite, pinned, LOCKED_RUNS);
     TCase *overlap = exercise_tcase("copies overlap other chunks' kernels", 2);
     tcase_add_loop_test(overlap, test_copies_overlap_other_chunks_kernels, 0, OVERLAPS);
+    tcase_add_loop_test(overlap, test_every_chunk_holds_its_share_of_a_small_input, 0, SHARE_RUNS);
     tcase_add_test(overlap, test_a_timeline_with_more_chunks_than_bytes);
-    add_if_runnable(suite, overlap, OVERLAPS + 1);
+    add_if_runnable(suite, overlap, OVERLAPS + SHARE_RUNS + 1);
     TCase *report = exercise_tcase("the report, the CSV, the options", 0);
     tcase_add_test(report, test_reports_the_streams_beside_the_pinned_copy);
     tcase_add_test(report, test_csv_prints_header_and_two_verified_rows);

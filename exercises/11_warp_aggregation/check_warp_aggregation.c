@@ -263,6 +263,33 @@ START_TEST(test_no_memory_or_barrier_errors)
 }
 END_TEST
 
+/* ------------------------------------ a warp's loads in a row, in ncu -- */
+
+/* Stage 02's loop, which the solution keeps: a thread starts at its index in
+ * the grid and steps a grid at a time, so a warp's 32 lanes load 32 bytes in
+ * a row, one 32-byte sector for each load request (the input comes from
+ * cudaMalloc, aligned; 16 Mi bytes over 64 x 256 threads leave no partial
+ * step). Expected on the solution: 1.0 sector a request. A kernel whose
+ * threads start at threadIdx.x * gridDim.x + blockIdx.x counts every byte
+ * once, but its lanes are 64 bytes apart: one sector a lane, 32 a request
+ * (and the bytes it aggregates are not neighbours). Bound: at most 4. */
+START_TEST(test_each_warp_loads_32_bytes_in_a_row)
+{
+    const char *args = "--size 16M --data uniform --seed 5 --reps 1 --blocks 64 --threads 256";
+    const char *const metrics[] = {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+                                   "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"};
+    double values[2];
+    profile_kernel(args, "histo_kernel", metrics, 2, values);
+    double per_request = values[1] > 0 ? values[0] / values[1] : 0;
+    ck_assert_msg(values[1] > 0 && per_request <= 4,
+                  "%s: the input's loads touched %.1f 32-byte sectors a request (ncu: %.0f "
+                  "sectors, %.0f requests), expected about 1: a warp's lanes should read 32 "
+                  "bytes in a row, as stage 02's threads do, so the bytes a warp aggregates "
+                  "are neighbours",
+                  args, per_request, values[0], values[1]);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("11_warp_aggregation", argc, argv);
@@ -281,6 +308,10 @@ int main(int argc, char **argv)
     tcase_add_loop_test(fewer, test_uniform_bytes_take_at_most_one_atomic_per_byte, 0, 2);
     tcase_add_loop_test(fewer, test_each_warp_step_takes_one_atomic_per_group, 0, EXACT_RUNS);
     add_if_runnable(suite, fewer, CONSTANT_RUNS + 2 + EXACT_RUNS);
+
+    TCase *coalesced = exercise_tcase("a warp's loads 32 bytes in a row (GPU counters, ncu)", 1);
+    tcase_add_test(coalesced, test_each_warp_loads_32_bytes_in_a_row);
+    add_if_tool(suite, coalesced, 1, can_profile(), profile_tool_missing());
 
     TCase *tail = exercise_tcase("partial warps: the last step, block sizes not whole warps", 3);
     tcase_set_timeout(tail, 300);

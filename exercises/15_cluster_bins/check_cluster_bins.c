@@ -342,6 +342,34 @@ START_TEST(test_each_slice_is_merged_by_every_thread_of_its_block)
 }
 END_TEST
 
+/* Nsight Compute counts the 32-byte sectors histo_kernel's global loads ask
+ * of L1, per launch, on the same run, whether L1 holds them or not: each key
+ * is read once, by the one thread of the grid whose step reaches it, and
+ * counted into its owner's slice through cluster.map_shared_rank. The 8 MiB
+ * input is 262144 sectors; a key read as two bytes touches each sector twice
+ * (exercise 08's check saw that at L1), so the solution asks 262144 or
+ * 524288. A kernel in which every block reads the keys of all 4 blocks of its
+ * cluster, to keep those of its own slice, asks 4 times as many: 1048576 or
+ * more. The bound is 3 times the input's sectors. (Not the sectors read from
+ * L2: a cluster's blocks may share an SM, whose L1 then serves the repeats,
+ * and the H100 showed no more L2 reads for that kernel.) */
+#define PROFILED_INPUT_SECTORS ((8.0 * (1 << 20)) / 32)
+
+START_TEST(test_each_key_is_read_once)
+{
+    static const char *const metrics[] = {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"};
+    double values[1];
+    profile_kernel(PROFILED_ARGS, "histo_kernel", metrics, 1, values);
+    double sectors = values[0] / profile_launches();
+    ck_assert_msg(sectors <= 3 * PROFILED_INPUT_SECTORS,
+                  "%s: the kernel's loads asked for %.0f 32-byte sectors per launch, want at most "
+                  "%.0f (the 8 MiB input is %.0f sectors, read as two bytes a key at most twice): "
+                  "each key should be read once, by one thread of the grid, and added to the "
+                  "slice of the block that owns it, not read again by every block of the cluster",
+                  PROFILED_ARGS, sectors, 3 * PROFILED_INPUT_SECTORS, PROFILED_INPUT_SECTORS);
+}
+END_TEST
+
 /* The first and last bin of every slice, and a lone last byte, from a file. */
 START_TEST(test_the_bins_at_the_slices_edges)
 {
@@ -464,6 +492,10 @@ int main(int argc, char **argv)
     tcase_add_loop_test(races, test_no_shared_memory_races, 0, RACE_RUNS);
     add_if_tool(suite, races, RACE_RUNS, have_compute_sanitizer(),
                 "compute-sanitizer (CUDA toolkit)");
+
+    TCase *once = exercise_tcase("each key read once, into its owner's slice (ncu)", 1);
+    tcase_add_test(once, test_each_key_is_read_once);
+    add_if_tool(suite, once, 1, can_profile(), profile_tool_missing());
 
     TCase *merged = exercise_tcase("each slice merged by all its block's threads (ncu)", 3);
     tcase_set_timeout(merged, 300);
