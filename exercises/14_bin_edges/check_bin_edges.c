@@ -245,7 +245,22 @@ static const struct probe edge_ranges[] = {{-1000, 1000, 7, 0},
                                            {INT32_MIN, INT32_MAX, 65536, 0},
                                            {-7, 16777210, 16384, 0},
                                            {0, 1000000, 999999, 0},
-                                           {-30000, 35536, 999983, 0}};
+                                           {-30000, 35536, 999983, 0},
+                                           /* 65535 to 65538 keys: offsets reach 2^16, where a
+                                            * rounded-up 32-bit reciprocal stops being exact.
+                                            * 65537 keys in 1, 65538, 131075 or 16711936 bins
+                                            * (one past a multiple of 65537): there hi - 1
+                                            * lands one bin high through such a reciprocal. */
+                                           {0, 65535, 1, 0},
+                                           {-40000, 25535, 65536, 0},
+                                           {100, 65636, 1, 0},
+                                           {-65536, 0, 65537, 0},
+                                           {0, 65537, 1, 0},
+                                           {-32768, 32769, 65538, 0},
+                                           {-1000000, -934463, 131075, 0},
+                                           {1000, 66537, 16711936, 0},
+                                           {-65538, 0, 65539, 0},
+                                           {7, 65545, 3, 0}};
 #define EDGE_RANGES ((int)(sizeof edge_ranges / sizeof edge_ranges[0]))
 
 /* The program's histogram of n keys, given in a file (--file): the keys are

@@ -412,6 +412,76 @@ START_TEST(test_a_copy_per_lane_and_constant_bytes_take_one_pass)
 }
 END_TEST
 
+/* -------------------------------------------- many warps in one run -- */
+
+/* Runs of many warps, each line's total worked out here warp by warp with
+ * the rule (rule_passes, on the workbook's generator, fill_input, as the
+ * program fills them), and compared with the mean the program prints, to its
+ * six digits, and its count of one-pass warps. Under a million warps, one
+ * pass more or less in the total moves the mean by more than 10^-6, so it
+ * shows. One warp per run (--words) never shows an answer that depends on
+ * the warps before it: an answer kept from the warp before and reused when
+ * the lane count, sum and xor of the words match (seeds 850 and 1846 give
+ * two such warps of different passes among the first 600 in one copy, seed
+ * 40 among 20000), or words marked seen with a byte-wide warp number that
+ * comes round again every 255 warps (seeds 234 and 1349: the first constant
+ * warp's word was last touched a multiple of 255 warps before, in the copy
+ * per lane, and it is taken as seen: 0 passes). Seeds found by trying such
+ * answers on seeds 1 to 5000. */
+struct many_warps {
+    long warps;
+    unsigned seed;
+};
+static const struct many_warps many_warps_runs[] = {
+    {600, 850}, {600, 1846}, {20000, 40}, {600, 234}, {600, 1349}};
+#define MANY_WARPS_RUNS ((int)(sizeof many_warps_runs / sizeof many_warps_runs[0]))
+
+START_TEST(test_many_warps_in_one_run_match_the_rule_warp_by_warp)
+{
+    const struct many_warps *r = &many_warps_runs[_i];
+    char args[96];
+    snprintf(args, sizeof args, "--warps %ld --seed %u", r->warps, r->seed);
+    size_t size = (size_t)r->warps * LANES;
+    unsigned char *bytes = malloc(size);
+    ck_assert(bytes != NULL);
+    const char *const names[] = {"one copy:", "per lane:", "constant:"};
+    long total[3] = {0}, one_pass[3] = {0};
+    for (int i = 0; i < 3; i++) {
+        if (i != 1)
+            fill_input(i == 0 ? DATA_UNIFORM : DATA_CONSTANT, bytes, size, r->seed);
+        for (long w = 0; w < r->warps; w++) {
+            unsigned word[LANES];
+            for (int l = 0; l < LANES; l++) {
+                unsigned byte = bytes[(size_t)w * LANES + (size_t)l];
+                word[l] = i == 1 ? byte * LANES + (unsigned)l : byte;
+            }
+            int p = rule_passes(word, LANES);
+            total[i] += p;
+            one_pass[i] += p == 1;
+        }
+    }
+    free(bytes);
+    struct stage_output o;
+    run_stage(args, &o);
+    ck_assert_msg(o.exit_status == 0, "%s: %s, expected exit 0; stderr: %s", args, exit_meaning(&o),
+                  o.err);
+    for (int i = 0; i < 3; i++) {
+        struct tally t = read_tally(o.out, names[i]);
+        ck_assert_msg(t.printed && t.warps == r->warps,
+                      "%s: no '%s M passes a warp on average, K of %ld' line: %.600s", args,
+                      names[i], r->warps, o.out);
+        char got[32], want[32];
+        snprintf(got, sizeof got, "%.6f", t.mean);
+        snprintf(want, sizeof want, "%.6f", (double)total[i] / (double)r->warps);
+        ck_assert_msg(strcmp(got, want) == 0 && t.one_pass == one_pass[i],
+                      "%s: %s %s passes a warp on average, %ld warps in one pass; expected %s "
+                      "(%ld passes in all) and %ld, worked out here warp by warp: does a warp's "
+                      "answer depend on the warps before it?",
+                      args, names[i], got, t.one_pass, want, total[i], one_pass[i]);
+    }
+}
+END_TEST
+
 /* ------------------------------------- under AddressSanitizer and UBSan -- */
 
 /* The program built with AddressSanitizer and UndefinedBehaviorSanitizer (the
@@ -532,6 +602,10 @@ int main(int argc, char **argv)
     tcase_add_loop_test(one, test_a_copy_per_lane_and_constant_bytes_take_one_pass, 0,
                         ONE_PASS_RUNS);
     add_tcase(suite, one, ONE_PASS_RUNS);
+    TCase *many = exercise_tcase("many warps in one run: every warp by the rule", 2);
+    tcase_add_loop_test(many, test_many_warps_in_one_run_match_the_rule_warp_by_warp, 0,
+                        MANY_WARPS_RUNS);
+    add_tcase(suite, many, MANY_WARPS_RUNS);
     program_beside_check(sanitized, sizeof sanitized, argv[0], "bank_passes-sanitized");
     program_beside_check(sanitizer_probe, sizeof sanitizer_probe, argv[0], "sanitizer-probe");
     setenv("ASAN_OPTIONS", "detect_leaks=0", 1); /* out of bounds is what the probe proves */

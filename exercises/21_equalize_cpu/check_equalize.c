@@ -485,9 +485,10 @@ static int compare_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-#define MOST_PIXELS ((uint64_t)UINT32_MAX) /* the largest picture the program takes */
-#define SUMS_CASES  1000
-#define SUMS_FIXED  8
+#define MOST_PIXELS    ((uint64_t)UINT32_MAX) /* the largest picture the program takes */
+#define SUMS_NEAR_WRAP 6                      /* the last cases: 510 a + spread near 2^32 */
+#define SUMS_CASES     (1000 + SUMS_NEAR_WRAP)
+#define SUMS_FIXED     8
 
 /* Running sums of the picture of case i: first the edges of 32 bits (a
  * spread of 2^31 - 1, 2^31 and 2^31 + 1, every pixel but one above the
@@ -497,6 +498,26 @@ static int compare_u64(const void *a, const void *b)
 static void running_sums(int i, uint64_t cdf[BINS])
 {
     uint64_t state = 0x5eed0000u + (uint64_t)i;
+    if (i >= SUMS_CASES - SUMS_NEAR_WRAP) {
+        /* Pictures of 8,405,026 to 8,421,504 pixels: 510 x spread still fits 32 bits,
+         * but 510 a + spread, a rounded quotient's numerator, passes 2^32 from a
+         * spread of 8,405,025 on, for the brightest entries. The levels from 200
+         * on lie from 55 gaps below every pixel up to it, the gaps sized so that
+         * the entries straddle the first a that wraps 32 bits. */
+        static const uint64_t near_wrap[SUMS_NEAR_WRAP][2] = {
+            {8405026, 1},    {8405027, 1}, {8410000, 7},
+            {8415000, 1000}, {8421503, 1}, {8421504, 5000}}; /* pixels, cdf_min */
+        uint64_t pixels = near_wrap[i - (SUMS_CASES - SUMS_NEAR_WRAP)][0];
+        uint64_t cdf_min = near_wrap[i - (SUMS_CASES - SUMS_NEAR_WRAP)][1];
+        uint64_t spread = pixels - cdf_min;
+        uint64_t first_wrap = ((1ull << 32) - spread + 509) / 510; /* the least a that wraps */
+        uint64_t gap = (spread - first_wrap) / 20 + 1;
+        for (int v = 0; v < BINS; v++) /* the darkest level at 3, an even climb to 199 */
+            cdf[v] = v < 3     ? 0
+                     : v < 200 ? cdf_min + first_wrap / 197 * (uint64_t)(v - 3)
+                               : pixels - gap * (uint64_t)(BINS - 1 - v);
+        return;
+    }
     if (i < 6) {
         static const uint64_t spreads[] = {(1ull << 31) - 1, 1ull << 31,      (1ull << 31) + 1,
                                            MOST_PIXELS - 1,  MOST_PIXELS - 2, 0};
