@@ -5,7 +5,9 @@
  * step, neighbouring items read neighbouring bytes (item t reads t + s x T at
  * step s). Contiguous: each item reads one unbroken run, the runs follow one
  * another in item order and cover every byte once, and none is longer than a
- * fair share. Then both histograms match the CPU's on every size and launch.
+ * fair share. The check's own host also calls both walks from one work-item,
+ * for items and sizes unlike its launch: a walk follows its arguments. Then
+ * both histograms match the CPU's on every size and launch.
  * The given kernel is watched under Oclgrind: no race on small launches, its
  * loop right near 4 GiB and its merge shared by the work-group, both seen
  * from a host of the check's own (check_partitioning_quick.c). Without any
@@ -120,17 +122,16 @@ END_TEST
  * read while others read more, though every byte is read once, in order:
  * 127 bytes in slices of 64 on 64 items keep two items busy. longer counts
  * the slices past the rounded-up share so far. */
-static void check_slice_is_balanced(const char *args, const char *option, uint64_t size,
-                                    uint64_t items, uint64_t t, uint64_t length, uint64_t *longer)
+static void check_slice_is_balanced(const char *where, uint64_t size, uint64_t items, uint64_t t,
+                                    uint64_t length, uint64_t *longer)
 {
     uint64_t share = size / items + (size % items != 0), most = size / items + size % items;
     *longer += length > share;
     ck_assert_msg(length <= most && *longer <= 1,
-                  "./partitioning %s %s: contiguous, item %" PRIu64 " reads %" PRIu64
-                  " bytes: %s (%" PRIu64 " bytes shared by %" PRIu64
-                  " items: no slice longer than %" PRIu64 ", but one that may take the "
-                  "remainder whole, %" PRIu64 " bytes)",
-                  option, args, t, length,
+                  "%s: contiguous, item %" PRIu64 " reads %" PRIu64 " bytes: %s (%" PRIu64
+                  " bytes shared by %" PRIu64 " items: no slice longer than %" PRIu64
+                  ", but one that may take the remainder whole, %" PRIu64 " bytes)",
+                  where, t, length,
                   length > most ? "too long" : "a second slice longer than its share", size, items,
                   share, most);
 }
@@ -158,7 +159,9 @@ START_TEST(test_contiguous_gives_each_item_one_unbroken_slice)
                 " at step %zu, expected %zu (each item one unbroken slice, right after "
                 "the previous item's: every byte once, in order)",
                 args, t, p.reads[t][s], s, next);
-        check_slice_is_balanced(args, "--show-pattern", g->size, items, t, p.count[t], &longer);
+        char where[160];
+        snprintf(where, sizeof where, "./partitioning --show-pattern %s", args);
+        check_slice_is_balanced(where, g->size, items, t, p.count[t], &longer);
     }
     ck_assert_msg(next == g->size,
                   "./partitioning --show-pattern %s: contiguous, the slices cover bytes 0 to %zu, "
@@ -245,6 +248,37 @@ START_TEST(test_interleaved_walks_are_exact_past_2_to_the_24_and_53)
 }
 END_TEST
 
+/* The contiguous walks of items items over size bytes (walk[t]: first, step
+ * and end of item t, as where printed them): item after item, the slices
+ * that read anything follow one another from 0 to size, balanced. */
+static void check_contiguous_walks(const char *where, uint64_t size, uint64_t items,
+                                   uint64_t (*walk)[3])
+{
+    /* Item after item, the slices that read anything follow one another from 0 to size. */
+    uint64_t next = 0, longer = 0;
+    for (uint64_t t = 0; t < items; t++) {
+        uint64_t first = walk[t][0], step = walk[t][1], end = walk[t][2];
+        if (first >= end)
+            continue; /* an empty slice reads nothing */
+        ck_assert_msg(first == next && end <= size && (step == 1 || end - first == 1),
+                      "%s: contiguous, item %" PRIu64 " walks {first %" PRIu64 ", step %" PRIu64
+                      ", end %" PRIu64 "}, expected {first %" PRIu64
+                      ", step 1, end at most %" PRIu64
+                      "}: each slice starts where the one before it ended (%s)",
+                      where, t, first, step, end, next, size,
+                      first > next ? "the bytes in between are never read"
+                                   : "bytes are read twice, or the walk is not one slice");
+        check_slice_is_balanced(where, size, items, t, end - first, &longer);
+        next = end;
+    }
+    ck_assert_msg(next == size,
+                  "%s: contiguous, the slices end at byte %" PRIu64 " of %" PRIu64
+                  ": the bytes from there on are never read (a length or a start that was rounded: "
+                  "past 2^24 a float, past 2^53 a "
+                  "double, no longer holds every whole number)",
+                  where, next, size);
+}
+
 START_TEST(test_contiguous_slices_are_exact_past_2_to_the_24_and_53)
 {
     uint64_t size = walk_cases[_i].size, items = walk_cases[_i].items;
@@ -254,33 +288,105 @@ START_TEST(test_contiguous_slices_are_exact_past_2_to_the_24_and_53)
                   "./partitioning --show-walks %" PRIu64 "/%" PRIu64 ": exit %d and %" PRIu64
                   " contiguous walks, expected exit 0 and %" PRIu64,
                   size, items, w.exit_status, w.items, items);
-    /* Item after item, the slices that read anything follow one another from 0 to size. */
-    uint64_t next = 0, longer = 0;
-    for (uint64_t t = 0; t < items; t++) {
-        uint64_t first = w.walk[t][0], step = w.walk[t][1], end = w.walk[t][2];
-        if (first >= end)
-            continue; /* an empty slice reads nothing */
-        ck_assert_msg(first == next && end <= size && (step == 1 || end - first == 1),
-                      "./partitioning --show-walks %" PRIu64 "/%" PRIu64
-                      ": contiguous, item %" PRIu64 " walks {first %" PRIu64 ", step %" PRIu64
-                      ", end %" PRIu64 "}, expected {first %" PRIu64
-                      ", step 1, end at most %" PRIu64
-                      "}: each slice starts where the one before it ended (%s)",
-                      size, items, t, first, step, end, next, size,
-                      first > next ? "the bytes in between are never read"
-                                   : "bytes are read twice, or the walk is not one slice");
-        char walks[64];
-        snprintf(walks, sizeof walks, "%" PRIu64 "/%" PRIu64, size, items);
-        check_slice_is_balanced(walks, "--show-walks", size, items, t, end - first, &longer);
-        next = end;
-    }
-    ck_assert_msg(next == size,
-                  "./partitioning --show-walks %" PRIu64 "/%" PRIu64 ": contiguous, the slices "
-                  "end at byte %" PRIu64 " of %" PRIu64 ": the bytes from there on are never "
-                  "read (a length or a start that was rounded: past 2^24 a float, past 2^53 a "
-                  "double, no longer holds every whole number)",
-                  size, items, next, size);
+    char where[160];
+    snprintf(where, sizeof where, "./partitioning --show-walks %" PRIu64 "/%" PRIu64, size, items);
+    check_contiguous_walks(where, size, items, w.walk);
     free(w.walk);
+}
+END_TEST
+
+/* ------------------------------------- the walks' own arguments -- */
+
+static char quick_program[4096]; /* check_partitioning_quick.c, built beside the check */
+
+/* Each walk is given the size, the items and the item t, and must follow
+ * them: the program always launches one work-item per item, so a walk that
+ * reads get_global_id and get_global_size instead looks right in every run
+ * of it. The check's own host (its walks mode) puts a kernel after your file
+ * that calls both walks for every item of these cases, all from one
+ * work-item of one work-group: on the solution the walks are those of
+ * groups 2 to 4 (interleaved {t, T, size}; contiguous slices joined up from
+ * 0 to size and balanced), and a walk that reads the launch instead gives
+ * every item {0, 1, size}, the walk of item 0 of a grid of 1. */
+static const struct walk_case unlike_the_launch[] = {
+    {10, 4},
+    {10, 3},
+    {3, 8},
+    {0, 4},
+    {1, 2},
+    {1000, 192},
+    {257, 512},
+    {1000003, 1000},
+    {(1ull << 24) + 1, 3},
+    {(1ull << 32) + 7, 5},
+    {(1ull << 63) - 1, 7},
+};
+#define UNLIKE_THE_LAUNCH ((int)(sizeof unlike_the_launch / sizeof unlike_the_launch[0]))
+
+START_TEST(test_walks_follow_their_arguments_not_the_launch)
+{
+    char command[8192], line[256];
+    int used = snprintf(command, sizeof command, "timeout %d '%s' '%s.cl' walks",
+                        QUICK_HOST_SECONDS, quick_program, stage_program());
+    uint64_t(*walk[UNLIKE_THE_LAUNCH][2])[3];
+    uint64_t seen[UNLIKE_THE_LAUNCH][2] = {{0}};
+    for (int c = 0; c < UNLIKE_THE_LAUNCH; c++) {
+        used += snprintf(command + used, sizeof command - (size_t)used, " %" PRIu64 "/%" PRIu64,
+                         unlike_the_launch[c].size, unlike_the_launch[c].items);
+        for (int v = 0; v < 2; v++) {
+            walk[c][v] = calloc(unlike_the_launch[c].items, sizeof *walk[c][v]);
+            ck_assert(walk[c][v] != NULL);
+        }
+    }
+    snprintf(command + used, sizeof command - (size_t)used, " 2>&1");
+    FILE *out = popen(command, "r");
+    ck_assert_msg(out != NULL, "cannot run %s", command);
+    char said[1024] = "";
+    while (fgets(line, sizeof line, out)) {
+        char name[16];
+        uint64_t size, items, t, first, step, end;
+        if (sscanf(line,
+                   "%15s %" SCNu64 "/%" SCNu64 " item %" SCNu64 ": first %" SCNu64 " step %" SCNu64
+                   " end %" SCNu64,
+                   name, &size, &items, &t, &first, &step, &end) != 7) {
+            if (strlen(said) + strlen(line) < sizeof said)
+                strcat(said, line);
+            continue;
+        }
+        int v = strcmp(name, "contiguous") == 0;
+        for (int c = 0; c < UNLIKE_THE_LAUNCH; c++)
+            if (unlike_the_launch[c].size == size && unlike_the_launch[c].items == items &&
+                t == seen[c][v] && t < items) {
+                walk[c][v][t][0] = first, walk[c][v][t][1] = step, walk[c][v][t][2] = end;
+                seen[c][v]++;
+            }
+    }
+    int status = pclose(out);
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    for (int c = 0; c < UNLIKE_THE_LAUNCH; c++) {
+        uint64_t size = unlike_the_launch[c].size, items = unlike_the_launch[c].items;
+        ck_assert_msg(code == 0 && seen[c][0] == items && seen[c][1] == items,
+                      "%s: exit %d and %" PRIu64 " interleaved and %" PRIu64
+                      " contiguous walks of %" PRIu64 "/%" PRIu64 ", expected exit 0 and %" PRIu64
+                      " of each: %s",
+                      command, code, seen[c][0], seen[c][1], size, items, items, said);
+        char where[160];
+        snprintf(where, sizeof where,
+                 "the check's host (check_partitioning_quick.c), your walks called for %" PRIu64
+                 "/%" PRIu64 " from one work-item",
+                 size, items);
+        for (uint64_t t = 0; t < items; t++)
+            ck_assert_msg(
+                walk[c][0][t][0] == t && walk[c][0][t][1] == items && walk[c][0][t][2] == size,
+                "%s: interleaved, item %" PRIu64 " walks {first %" PRIu64 ", step %" PRIu64
+                ", end %" PRIu64 "}, expected {first %" PRIu64 ", step %" PRIu64 ", end %" PRIu64
+                "}: a walk follows its arguments t, items and size, not the launch's "
+                "get_global_id and get_global_size",
+                where, t, walk[c][0][t][0], walk[c][0][t][1], walk[c][0][t][2], t, items, size);
+        check_contiguous_walks(where, size, items, walk[c][1]);
+    }
+    for (int c = 0; c < UNLIKE_THE_LAUNCH; c++)
+        free(walk[c][0]), free(walk[c][1]);
 }
 END_TEST
 
@@ -349,8 +455,6 @@ END_TEST
 /* its counts: bytes counted by walk w (0 interleaved, 1 contiguous) at COUNTED + w; the most
  * merge atomics by one work-item at MOST + w */
 enum { COUNTED = 0, MOST = 2 };
-
-static char quick_program[4096]; /* check_partitioning_quick.c, built beside the check */
 
 /* The check's own host under Oclgrind (run_quick_host, common/tests), on the
  * kernel beside the program. */
@@ -494,6 +598,11 @@ int main(int argc, char **argv)
     tcase_add_loop_test(huge, test_contiguous_slices_are_exact_past_2_to_the_24_and_53, 0,
                         WALK_CASES);
     add_if_runnable(suite, huge, 2 * WALK_CASES);
+
+    TCase *arguments = exercise_tcase("both walks follow their arguments, not the launch", 2);
+    tcase_set_timeout(arguments, 2 * QUICK_HOST_SECONDS);
+    tcase_add_test(arguments, test_walks_follow_their_arguments_not_the_launch);
+    add_if_runnable(suite, arguments, 1);
 
     TCase *sizes_tc = exercise_tcase("every work-group size", 2);
     tcase_set_timeout(sizes_tc, 120);

@@ -7,9 +7,10 @@
  * histogram is still in local memory (the program prints how much its kernel
  * declares) and is where every byte is counted, with one atomic add (Oclgrind
  * counts what the kernel executes). Without an OpenCL device these checks are
- * reported as skipped; without Oclgrind, its four groups are. Past 2 GiB and
- * near 4 GiB, and to see which work-items merge, the check runs the kernel
- * under Oclgrind from a host of its own (check_local_histogram_quick.c).
+ * reported as skipped; without Oclgrind, its five groups are. Past 2 GiB and
+ * near 4 GiB, past 2^24 work-groups, and to see which work-items merge, the
+ * check runs the kernel under Oclgrind from a host of its own
+ * (check_local_histogram_quick.c).
  */
 #include "stage_checks.h"
 
@@ -199,6 +200,35 @@ START_TEST(test_bytes_past_2_gib_counted_by_the_first_and_last_work_groups)
 }
 END_TEST
 
+/* More than 2^24 work-groups: 2^24 + 1 of one work-item each, on 2^24 + 2
+ * bytes, under `oclgrind --quick`. With the starter's loop (work-item g of
+ * G counts bytes g, g + G, ...), the first work-group counts bytes 0 and
+ * 2^24 + 1 and the last one byte 2^24: 3 bytes. The check's host builds the
+ * kernel with mad24 and mul24 that keep the low 24 bits of each factor, as a
+ * device with 24-bit multipliers does: a work-item number or a grid size
+ * worked out with them gives the last work-group number 0 and a stride of 1,
+ * and the two work-groups count every byte, 2 x (2^24 + 2) = 33554436. */
+START_TEST(test_more_than_2_to_the_24_work_groups_count_their_own_bytes)
+{
+    const unsigned long long groups = (1ull << 24) + 1, items = 1, size = (1ull << 24) + 2;
+    const unsigned long long global = groups * items;
+    unsigned long long expected = 0;
+    for (unsigned long long g = 0; g < global; g = g + 1 == items ? global - items : g + 1)
+        expected += g < size ? (size - g + global - 1) / global : 0;
+    struct quick_run *q = malloc(sizeof *q);
+    ck_assert(q != NULL);
+    run_quick("--quick", size, groups, items, false, q);
+    ck_assert_msg(q->count[COUNTED] == expected,
+                  "%s: the first and the last of %llu work-groups counted %llu bytes, expected "
+                  "%llu, the bytes the starter's loop gives them (a work-item's number or the "
+                  "grid's size worked out with mad24 or mul24, exact only below 2^24, is wrong "
+                  "past 2^24 work-groups on a device that multiplies 24 bits)%s%s",
+                  q->command, groups, q->count[COUNTED], expected,
+                  *q->said ? "; Oclgrind says: " : "", q->said);
+    free(q);
+}
+END_TEST
+
 /* The starter's merge is shared by the work-group, each work-item adding
  * every get_local_size(0)-th bin: it has no race and needs nothing new. A
  * merge done by fewer work-items gives the same bins, one after another. The
@@ -262,6 +292,13 @@ int main(int argc, char **argv)
     tcase_add_test(past, test_bytes_past_2_gib_counted_by_the_first_and_last_work_groups);
     /* Oclgrind zeroes the whole buffer: about 4 GiB of host memory at its peak */
     add_if_oclgrind(suite, past, 1, have_memory_for(0, (size_t)5 << 30), memory_missing());
+
+    TCase *many = exercise_tcase("more than 2^24 work-groups, the first and last counting their "
+                                 "own bytes (oclgrind --quick)",
+                                 0);
+    tcase_set_timeout(many, 2 * QUICK_HOST_SECONDS);
+    tcase_add_test(many, test_more_than_2_to_the_24_work_groups_count_their_own_bytes);
+    add_if_oclgrind(suite, many, 1, true, NULL);
 
     TCase *merge = exercise_tcase("the merge still shared by the work-group (watched under "
                                   "Oclgrind)",
