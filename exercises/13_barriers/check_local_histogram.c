@@ -152,6 +152,19 @@ END_TEST
 
 /* ----------------------------------- the check's own host, under Oclgrind -- */
 
+/* The bytes the starter's loop (work-item g of G counts bytes g, g + G, ...)
+ * gives the first and the last work-group, which `oclgrind --quick` runs. */
+static unsigned long long first_and_last_groups_bytes(unsigned long long size,
+                                                      unsigned long long groups,
+                                                      unsigned long long items)
+{
+    const unsigned long long global = groups * items;
+    unsigned long long bytes = 0;
+    for (unsigned long long g = 0; g < global; g = g + 1 == items ? global - items : g + 1)
+        bytes += g < size ? (size - g + global - 1) / global : 0;
+    return bytes;
+}
+
 enum { COUNTED, MOST }; /* its counts: the bytes counted; the most merge atomics by one work-item */
 
 static char quick_program[4096]; /* check_local_histogram_quick.c, built beside the check */
@@ -182,10 +195,7 @@ static void run_quick(const char *oclgrind_flags, unsigned long long size,
 START_TEST(test_bytes_past_2_gib_counted_by_the_first_and_last_work_groups)
 {
     const unsigned long long size = (1ull << 32) - (1ull << 23), groups = 65408, items = 256;
-    const unsigned long long global = groups * items;
-    unsigned long long expected = 0;
-    for (unsigned long long g = 0; g < global; g = g + 1 == items ? global - items : g + 1)
-        expected += g < size ? (size - g + global - 1) / global : 0;
+    const unsigned long long expected = first_and_last_groups_bytes(size, groups, items);
     struct quick_run *q = malloc(sizeof *q);
     ck_assert(q != NULL);
     run_quick("--quick --global-mem-size 4294967295", size, groups, items, false, q);
@@ -211,10 +221,7 @@ END_TEST
 START_TEST(test_more_than_2_to_the_24_work_groups_count_their_own_bytes)
 {
     const unsigned long long groups = (1ull << 24) + 1, items = 1, size = (1ull << 24) + 2;
-    const unsigned long long global = groups * items;
-    unsigned long long expected = 0;
-    for (unsigned long long g = 0; g < global; g = g + 1 == items ? global - items : g + 1)
-        expected += g < size ? (size - g + global - 1) / global : 0;
+    const unsigned long long expected = first_and_last_groups_bytes(size, groups, items);
     struct quick_run *q = malloc(sizeof *q);
     ck_assert(q != NULL);
     run_quick("--quick", size, groups, items, false, q);
