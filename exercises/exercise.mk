@@ -13,6 +13,7 @@
 #   make check MUTANT=NAME  the same with a wrong solution, ../solutions/<exercise>/mutants/NAME.patch
 #                           (the solution with one classic mistake: its check must fail)
 #   make check CHECK_ALL=1  run every group of checks, not only up to the first that fails
+#   make check CHECK_ONLY=text  run only the groups whose names contain text
 #   make run ARGS='...'     run your program
 NAME := $(notdir $(CURDIR))
 SOLUTION_DIR := ../solutions/$(NAME)
