@@ -79,6 +79,32 @@ START_TEST(test_a_long_share_of_equal_bytes)
 }
 END_TEST
 
+/* The first seed (1, 2, ...) whose constant input is all zero bytes. */
+static uint64_t seed_of_zero_bytes(void)
+{
+    for (uint64_t seed = 1;; seed++) {
+        unsigned char byte;
+        fill_input(DATA_CONSTANT, &byte, 1, seed);
+        if (byte == 0)
+            return seed;
+    }
+}
+
+/* Zero bytes, the commonest in files, where a private count of bin 0 is
+ * tempting: one thread on 64 KiB, the least input on which a count kept in 16
+ * bits reaches 65536 and wraps to 0, then one block of 256 on 16 MiB, 65536
+ * for each thread. */
+START_TEST(test_a_long_share_of_zero_bytes)
+{
+    static const struct {
+        size_t size;
+        const char *launch;
+    } runs[] = {{(size_t)64 << 10, "--blocks 1 --threads 1"},
+                {(size_t)16 << 20, "--blocks 1 --threads 256"}};
+    check_matches_reference(runs[_i].size, DATA_CONSTANT, seed_of_zero_bytes(), runs[_i].launch);
+}
+END_TEST
+
 /* ----------------------------------- the race is there, and yours survives it -- */
 
 /* Every byte the same: every thread of the grid increments one bin, where a
@@ -220,7 +246,8 @@ int main(int argc, char **argv)
     tcase_add_loop_test(counts, test_counts_every_size_and_kind, 0, MATRIX_CASES);
     tcase_add_loop_test(counts, test_every_launch_matches_reference, 0, LAUNCHES);
     tcase_add_test(counts, test_a_long_share_of_equal_bytes);
-    add_if_runnable(suite, counts, MATRIX_CASES + LAUNCHES + 1);
+    tcase_add_loop_test(counts, test_a_long_share_of_zero_bytes, 0, 2);
+    add_if_runnable(suite, counts, MATRIX_CASES + LAUNCHES + 1 + 2);
 
     TCase *race = exercise_tcase("the plain ++ loses increments on your launch, yours loses none "
                                  "on the same one, every thread counting its share",

@@ -145,6 +145,24 @@ START_TEST(test_more_than_4_gi_threads)
 }
 END_TEST
 
+/* Small inputs on small launches, where each thread has one element or none:
+ * around a warp, around the block (33 threads) and around the grid (5 x 33). */
+static const struct {
+    size_t n;
+    const char *launch;
+} small_runs[] = {{1, "--blocks 1 --threads 33"},    {31, "--blocks 1 --threads 33"},
+                  {32, "--blocks 1 --threads 33"},   {33, "--blocks 1 --threads 33"},
+                  {34, "--blocks 1 --threads 33"},   {164, "--blocks 5 --threads 33"},
+                  {165, "--blocks 5 --threads 33"},  {166, "--blocks 5 --threads 33"},
+                  {255, "--blocks 1 --threads 256"}, {257, "--blocks 1 --threads 256"}};
+#define SMALL_RUNS ((int)(sizeof small_runs / sizeof small_runs[0]))
+
+START_TEST(test_small_inputs_on_small_launches)
+{
+    check_dot(small_runs[_i].n, DATA_UNIFORM, 30 + (uint64_t)_i, small_runs[_i].launch);
+}
+END_TEST
+
 /* ------------------------------------------------ inside the kernel -- */
 
 /* compute-sanitizer's racecheck watches every shared-memory access: a read of
@@ -226,8 +244,13 @@ END_TEST
  * some threads of the block skip, no warp-wide call (a shuffle) whose mask
  * names lanes that are not there. A run can sum right and still do any of
  * these: what happens then is undefined. */
-static const char *const sanitizer_runs[] = {"--size 10007 --threads 1000 --blocks 3 --reps 1",
-                                             "--size 4099 --threads 33 --blocks 5 --reps 1"};
+static const char *const sanitizer_runs[] = {
+    "--size 10007 --threads 1000 --blocks 3 --reps 1",
+    "--size 4099 --threads 33 --blocks 5 --reps 1",
+    /* fewer elements than threads: the 35 threads past the end have no
+     * product, and must read none (the memory just past a small vector often
+     * holds zeros, so a sum that read it can still come out right) */
+    "--size 31 --threads 33 --blocks 2 --reps 1"};
 #define SANITIZER_RUNS ((int)(sizeof sanitizer_runs / sizeof sanitizer_runs[0]))
 
 START_TEST(test_no_memory_or_barrier_errors)
@@ -287,7 +310,8 @@ int main(int argc, char **argv)
                                    3);
     tcase_add_loop_test(shapes, test_every_launch_matches_reference, 0, LAUNCHES);
     tcase_add_test(shapes, test_more_than_4_gi_threads);
-    add_if_runnable(suite, shapes, LAUNCHES + 1);
+    tcase_add_loop_test(shapes, test_small_inputs_on_small_launches, 0, SMALL_RUNS);
+    add_if_runnable(suite, shapes, LAUNCHES + 1 + SMALL_RUNS);
 
     TCase *coalesced = exercise_tcase("a warp's loads 32 floats in a row (GPU counters, ncu)", 1);
     tcase_add_test(coalesced, test_each_warp_loads_32_floats_in_a_row);

@@ -298,6 +298,35 @@ START_TEST(test_a_later_dip_is_the_best)
 }
 END_TEST
 
+/* The same times in larger numbers: --times are milliseconds (the unit of
+ * every kernel time here), and a grid may take a second or more (a big input,
+ * a slow GPU). The later dip of the test above, each time 1000 times larger
+ * (2 to 8 seconds), then 10^7 times (hours): the best is still
+ * blocks-per-sm-32. A best-so-far time that starts at a value meant as
+ * "slower than any grid", one second (1000 ms) or one (as if the times were
+ * seconds), is never beaten here: a fastest that keeps the first grid unless
+ * a time beats it names blocks-per-sm-1. */
+static const char *const slow_times[] = {"--size 1M --times 4000,3000,5000,6000,7000,2000,8000",
+                                         "--size 1M --times 40000000,30000000,50000000,60000000,"
+                                         "70000000,20000000,80000000"};
+#define SLOW_TIMES ((int)(sizeof slow_times / sizeof slow_times[0]))
+
+START_TEST(test_a_best_of_seconds_is_the_fastest_too)
+{
+    char args[256];
+    struct row rows[GRIDS + 1];
+    struct best b;
+    int count = run_sweep(slow_times[_i], args, sizeof args, rows, &b);
+    check_rows(args, rows, count);
+    ck_assert_msg(strcmp(b.impl, "blocks-per-sm-32") == 0,
+                  "%s: every grid took a second or more (the times are milliseconds), and "
+                  "blocks-per-sm-32 the least of all seven, so expected the best to be "
+                  "blocks-per-sm-32, got %s",
+                  args, b.impl);
+    check_best(args, rows, count, &b);
+}
+END_TEST
+
 START_TEST(test_the_report_ends_with_the_best)
 {
     const char *args = "--size 1M --reps 5"; /* more than a sweep's 3: each grid takes 5 */
@@ -366,7 +395,8 @@ int main(int argc, char **argv)
     tcase_add_test(best, test_a_tie_goes_to_the_smaller_grid);
     tcase_add_loop_test(best, test_a_near_tie_goes_to_the_faster_grid, 0, NEAR_TIES);
     tcase_add_test(best, test_a_later_dip_is_the_best);
-    add_if_runnable(suite, best, SWEEPS + FAVOURED + 1 + NEAR_TIES + 1);
+    tcase_add_loop_test(best, test_a_best_of_seconds_is_the_fastest_too, 0, SLOW_TIMES);
+    add_if_runnable(suite, best, SWEEPS + FAVOURED + 1 + NEAR_TIES + 1 + SLOW_TIMES);
 
     TCase *report = exercise_tcase("the report, and every grid on every size and kind", 1);
     tcase_add_test(report, test_the_report_ends_with_the_best);

@@ -9,11 +9,14 @@
  * whole warps are refused.
  * Inside the kernel: compute-sanitizer's racecheck for shared-memory hazards,
  * and the GPU's counters (ncu) for a shared atomic per byte and a merge by the
- * whole block with one global atomic per bin. Last the largest input.
+ * whole block with one global atomic per bin; a kernel of the check's own
+ * runs merge_warp_copies with a histogram per thread, to see that every thread
+ * of the block takes bins. Last the largest input.
  */
 #include "stage_checks.h"
 
 #include <inttypes.h>
+#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -280,6 +283,56 @@ START_TEST(test_the_block_merges_with_one_global_atomic_per_bin)
 }
 END_TEST
 
+/* The merge, run by the check's own kernel (warp_histograms-merge, built
+ * beside the program from check_warp_histograms_merge.cu): one block fills
+ * every warp's copy itself, never with a 0, and each thread calls
+ * merge_warp_copies with a histogram of its own, so the check sees which
+ * threads added which bins. The whole block takes bins: on 256 threads every
+ * thread adds one bin, on 1024 no thread adds more than one (768 have none),
+ * on 96 none more than three. A merge left to the first four warps (one per
+ * scheduler, which the GPU's counters above cannot tell from the whole
+ * block: the same instructions, as many on each scheduler) has 128 threads
+ * add two bins each. */
+static char merge_program[4096]; /* beside the check: main sets it */
+
+static const int merge_threads[] = {256, 1024, 96};
+#define MERGE_THREADS ((int)(sizeof merge_threads / sizeof merge_threads[0]))
+
+START_TEST(test_every_thread_of_the_block_takes_bins_to_merge)
+{
+    int threads = merge_threads[_i];
+    char command[4096 + 64];
+    snprintf(command, sizeof command, "'%s' %d 2>&1", merge_program, threads);
+    FILE *p = popen(command, "r");
+    ck_assert_msg(p != NULL, "cannot run %s", command);
+    int right = -1, adders = -1, most = -1, of;
+    char line[512], said[2048] = "";
+    while (fgets(line, sizeof line, p)) {
+        if (sscanf(line, "bins right: %d of %d", &right, &of) == 2 ||
+            sscanf(line, "threads that added: %d of %d", &adders, &of) == 2 ||
+            sscanf(line, "most bins one thread added: %d", &most) == 1)
+            continue;
+        if (strlen(said) + strlen(line) < sizeof said)
+            strcat(said, line);
+    }
+    int status = pclose(p);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0 && right >= 0 && adders >= 0 &&
+                      most >= 0,
+                  "%s: did not run (make check builds it): %s", command, said);
+    ck_assert_msg(right == BINS,
+                  "the check's kernel, one block of %d threads: %d of the %d bins merged right "
+                  "(each copy's count of a bin, summed over the copies, added once)",
+                  threads, right, BINS);
+    int fair = (BINS + threads - 1) / threads;
+    ck_assert_msg(most <= fair,
+                  "the check's kernel, one block of %d threads: one thread added %d bins to the "
+                  "histogram and only %d of the %d threads added any; the whole block should "
+                  "merge, every thread taking bins (at most %d each here), not a few warps taking "
+                  "them all while the others wait",
+                  threads, most, adders, threads, fair);
+}
+END_TEST
+
 /* The largest input the stages take, 4 GiB - 1 bytes. The book's int index
  * wraps past 2^31 and stops counting; an unsigned int one wraps past 2^32,
  * where i + stride falls back below the size and the loop never ends: the
@@ -358,6 +411,9 @@ END_TEST
 int main(int argc, char **argv)
 {
     set_stage("05_warp_histograms", argc, argv);
+    char here[4096];
+    snprintf(here, sizeof here, "%s", argv[0]);
+    snprintf(merge_program, sizeof merge_program, "%s/warp_histograms-merge", dirname(here));
     Suite *suite = suite_create("exercise 05: a private histogram per warp");
 
     TCase *warp = exercise_tcase("one warp per block: the count within a warp", 2);
@@ -399,6 +455,13 @@ int main(int argc, char **argv)
                                   3);
     tcase_add_test(merge, test_the_block_merges_with_one_global_atomic_per_bin);
     add_if_tool(suite, merge, 1, can_profile(), profile_tool_missing());
+
+    TCase *takes = exercise_tcase("every thread of the block takes bins to merge (the check's "
+                                  "own kernel)",
+                                  3);
+    tcase_add_loop_test(takes, test_every_thread_of_the_block_takes_bins_to_merge, 0,
+                        MERGE_THREADS);
+    add_if_runnable(suite, takes, MERGE_THREADS);
 
     TCase *edges = exercise_tcase("block sizes that are not whole warps, and the CSV row", 0);
     tcase_add_loop_test(edges, test_threads_that_are_not_whole_warps_are_usage_errors, 0,

@@ -178,6 +178,19 @@ START_TEST(test_more_than_2_to_the_32_threads_count_each_value_once)
 }
 END_TEST
 
+/* One block of one warp on 8 MiB of one byte value: 4 Mi values in one bin,
+ * 131072 of them read in a row by each of the 32 threads (past 65535, the
+ * most 16 bits hold). The solution counts each with a shared atomic; a thread
+ * that keeps its own count of a run of equal values, or of its values, in 16
+ * bits wraps it at 65536 and loses counts. One warp reads 4 Mi values in each
+ * pass, the 65536 bins' 8 passes included: seconds at most. */
+START_TEST(test_one_thread_counts_a_run_of_one_value_past_65535)
+{
+    check_many_bins(65536, (size_t)8 << 20, DATA_CONSTANT, 8, "--blocks 1 --threads 32");
+    check_many_bins(4096, (size_t)8 << 20 | 1, DATA_CONSTANT, 9, "--blocks 1 --threads 32");
+}
+END_TEST
+
 /* The passes: line is launch_pass's record of the last histogram: how many
  * launches of the shared-memory kernel, the largest range, and how many bins
  * exactly one launch counted. 65536 bins cannot be one range (256 KiB), so they
@@ -557,6 +570,11 @@ int main(int argc, char **argv)
     tcase_add_loop_test(shapes, test_every_launch_matches_reference, 0, LAUNCHES);
     tcase_add_test(shapes, test_more_than_2_to_the_32_threads_count_each_value_once);
     add_if_runnable(suite, shapes, LAUNCHES + 1);
+
+    TCase *runs = exercise_tcase("one thread reads a run of one value past 65535", 0);
+    tcase_set_timeout(runs, 120);
+    tcase_add_test(runs, test_one_thread_counts_a_run_of_one_value_past_65535);
+    add_if_runnable(suite, runs, 1);
 
     TCase *edges = exercise_tcase("the CSV row and a count of bins refused", 0);
     tcase_add_test(edges, test_csv_prints_header_and_a_verified_row_for_each_count_of_bins);

@@ -88,6 +88,29 @@ static int read_timeline(const char *out, struct chunk_times *chunks, int most)
     return count;
 }
 
+/* Each chunk holds at most its share, the size over the chunks rounded up
+ * (the last shorter, or empty where there are more chunks than bytes), and
+ * together they hold the size. Where the chunks divide the size exactly the
+ * share is exact: a chunk size rounded up as size / chunks + 1 puts a byte
+ * too many in each chunk there (and leaves the last short), though it is the
+ * rounded-up share whenever the chunks leave a remainder. */
+static void check_chunk_shares(const char *args, const struct chunk_times *chunks, int count,
+                               size_t size)
+{
+    size_t share = (size + (size_t)count - 1) / (size_t)count, bytes = 0;
+    for (int c = 0; c < count; c++) {
+        bytes += chunks[c].bytes;
+        ck_assert_msg(chunks[c].bytes <= share,
+                      "%s: chunk %d holds %zu bytes, expected at most its share, %zu (the size "
+                      "over the chunks, rounded up%s): the chunks are not cut evenly, and the "
+                      "others are left short or empty (see hint 3)",
+                      args, c, chunks[c].bytes, share,
+                      size % (size_t)count ? "" : "; here the chunks divide the size exactly");
+    }
+    ck_assert_msg(bytes == size, "%s: the chunks copied %zu bytes together, expected %zu", args,
+                  bytes, size);
+}
+
 /* 256 MiB in 8 and in 4 chunks: each copy takes far longer than an event's
  * resolution, so where streams overlap, a kernel runs inside another chunk's
  * copy by a wide margin. The check compares only the order of events. */
@@ -111,17 +134,15 @@ START_TEST(test_copies_overlap_other_chunks_kernels)
     int count = read_timeline(o.out, chunks, MOST_CHUNKS);
     ck_assert_msg(count == expected, "%s: expected %d 'chunk N:' lines, read %d in: %.1500s", args,
                   expected, count, o.out);
-    size_t bytes = 0;
     int streams = 0;
     for (int c = 0; c < count; c++) {
-        bytes += chunks[c].bytes;
         bool seen = false;
         for (int d = 0; d < c; d++)
             seen = seen || strcmp(chunks[d].stream, chunks[c].stream) == 0;
         streams += !seen;
     }
-    ck_assert_msg(bytes == 268435456, "%s: the chunks copied %zu bytes together, expected %d", args,
-                  bytes, 268435456);
+    /* 256 MiB: the chunks divide it exactly, 32, 64 or 16 MiB each */
+    check_chunk_shares(args, chunks, count, 268435456);
     ck_assert_msg(streams >= 2, "%s: expected the chunks on at least 2 streams, got %d (stream %s)",
                   args, streams, chunks[0].stream);
     /* the task's schedule: chunk c on stream c % STREAMS (pinned_streams.cu's 4), so that
@@ -192,12 +213,16 @@ END_TEST
  * There each chunk's copy takes tens of microseconds (2 MiB over PCIe),
  * longer than the host takes to queue a chunk's calls (a few microseconds
  * each), so copies and kernels must overlap as in the group above; the
- * copies of 1000003 bytes' chunks are too short to ask that. */
+ * copies of 1000003 bytes' chunks are too short to ask that. And a size the
+ * 8 chunks divide exactly, 1000000 (125000 each: a chunk of 125001 is one
+ * byte past its share, and a last chunk of size % 125000 = 0 bytes leaves
+ * 125000 uncounted), beside one byte under and one over it. */
 static const struct {
     size_t size;
     int chunks;
     bool overlap;
-} share_runs[] = {{1000003, 8, false}, {1000003, 12, false}, {((size_t)24 << 20) + 3, 12, true}};
+} share_runs[] = {{1000003, 8, false}, {1000003, 12, false}, {((size_t)24 << 20) + 3, 12, true},
+                  {1000000, 8, false}, {999999, 8, false},   {1000001, 8, false}};
 #define SHARE_RUNS ((int)(sizeof share_runs / sizeof share_runs[0]))
 
 START_TEST(test_every_chunk_holds_its_share_of_a_small_input)
@@ -213,17 +238,7 @@ START_TEST(test_every_chunk_holds_its_share_of_a_small_input)
     int count = read_timeline(o.out, chunks, MOST_CHUNKS);
     ck_assert_msg(count == expected, "%s: expected %d 'chunk N:' lines, read %d in: %.1500s", args,
                   expected, count, o.out);
-    size_t share = (size + (size_t)expected - 1) / (size_t)expected, bytes = 0;
-    for (int c = 0; c < count; c++) {
-        bytes += chunks[c].bytes;
-        ck_assert_msg(chunks[c].bytes <= share,
-                      "%s: chunk %d holds %zu bytes, expected at most its share, %zu (the size "
-                      "over the chunks, rounded up): the chunks are not cut evenly, and the "
-                      "others are left short or empty (see hint 3)",
-                      args, c, chunks[c].bytes, share);
-    }
-    ck_assert_msg(bytes == size, "%s: the chunks copied %zu bytes together, expected %zu", args,
-                  bytes, size);
+    check_chunk_shares(args, chunks, count, size);
     if (!share_runs[_i].overlap)
         return;
     bool overlap = false;

@@ -437,6 +437,51 @@ START_TEST(test_spline_bins_on_the_gpu_give_nothing_for_keys_outside_the_range)
 }
 END_TEST
 
+/* Writes n items of size bytes each to a new file under /tmp, its name into path. */
+static void write_temporary(char path[32], const void *items, size_t size, size_t n)
+{
+    strcpy(path, "/tmp/check_generalized_XXXXXX");
+    int fd = mkstemp(path);
+    ck_assert(fd >= 0);
+    FILE *f = fdopen(fd, "wb");
+    ck_assert(f && fwrite(items, size, n, f) == n && fclose(f) == 0);
+}
+
+/* Far from 0, on the GPU: 1000 bins over [1000.3, 1001.3), every float key
+ * within a quarter of a bin of an edge between bins 2m and 2m + 1 (4092
+ * keys: 16 floats a bin there). There lo x scale, 1000.3f x 1000, rounds to
+ * 1000300, 0.0122 of a bin from the exact 1000299.99; (key - lo) x scale is
+ * exact (key - lo is, by Sterbenz), so a place worked out the README's way
+ * (fused into one multiply-add or not) is right to a rounding, while one
+ * from key x scale - lo x scale (one fma or two products) is 0.0122 of a bin
+ * off for every key. A key on an edge moves its half shares by that much,
+ * and the keys sit on every other edge only, so that no bin gets the
+ * opposite move from its other edge: each bin is off by 11 to 15 times its
+ * tolerance (worked out on the CPU with fmaf). The host's --laws tries this
+ * range too, but only a place worked out on the host: this is the GPU's. */
+START_TEST(test_spline_bins_on_the_gpu_far_from_0_on_the_bins_edges)
+{
+    const float lo = 1000.3f, hi = 1001.3f;
+    const unsigned bins = 1000;
+    float *keys = malloc(sizeof *keys * 20000);
+    ck_assert(keys != NULL);
+    size_t n = 0;
+    for (float x = lo; x < hi && n < 20000; x = nextafterf(x, INFINITY)) {
+        double p = ((double)x - lo) * bins / ((double)hi - lo) - 0.5, below = floor(p);
+        if ((long)below % 2 == 0 && fabs(p - below - 0.5) < 0.25)
+            keys[n++] = x;
+    }
+    ck_assert_msg(n > 1000, "only %zu keys next to the edges", n);
+    char path[32], args[256];
+    write_temporary(path, keys, sizeof *keys, n);
+    snprintf(args, sizeof args, "--file %s --bins %u --range 1000.3:1001.3 --reps 1 --print-bins",
+             path, bins);
+    check_spline(keys, n, lo, hi, bins, args);
+    unlink(path);
+    free(keys);
+}
+END_TEST
+
 /* ------------------------------------------ 6: nearest_hue, darkest, GPU -- */
 
 /* How far the hue of a pixel in hue bin `bin` is from the bin's centre, in
@@ -545,6 +590,33 @@ START_TEST(test_nearest_hue_and_darkest_of_the_photograph_match)
 }
 END_TEST
 
+/* Past 2^23 pixels: 2^23 + 5 pixels of one colour, (255, 10, 0), hue bin 0
+ * of 36 at distance 265 (odd), but pixel 0, grey (no hue). The nearest pick
+ * is pixel 1: every pixel ties, and of those the smallest index wins. A pick
+ * packed into 32 bits as the distance's 9 bits over the pixel's 23 is right
+ * below 2^23 pixels; pixel 2^23 sets bit 23, the distance's lowest, already
+ * set in 265, and leaves low bits of 0: packed, it is {265, 0}, and beats
+ * pixel 1. Every placement is run, and the pick of the bin is the same in
+ * any order (a unique least), so such a compare fails every time. 24 MiB. */
+START_TEST(test_nearest_hue_past_2_to_the_23_pixels)
+{
+    const size_t n = ((size_t)1 << 23) + 5;
+    unsigned char *rgb = malloc(3 * n);
+    ck_assert(rgb != NULL);
+    for (size_t p = 0; p < n; p++)
+        rgb[3 * p] = 255, rgb[3 * p + 1] = 10, rgb[3 * p + 2] = 0;
+    rgb[0] = rgb[1] = rgb[2] = 90;
+    ck_assert_msg(hsv_of(255, 10, 0, 36).hue_bin == 0 && hue_distance(rgb + 3, 36, 0) % 2 == 1,
+                  "the test's colour is not in bin 0 at an odd distance");
+    char path[32], args[256];
+    write_temporary(path, rgb, 3, n);
+    snprintf(args, sizeof args, "--pixels --file %s --bins 36 --reps 1 --print-bins", path);
+    check_pixels(rgb, n, 36, args);
+    unlink(path);
+    free(rgb);
+}
+END_TEST
+
 /* ----------------------------------------- 7: the default input, the CSV -- */
 
 START_TEST(test_default_is_spline_bins_of_the_books_100_mib)
@@ -613,7 +685,8 @@ int main(int argc, char **argv)
                         test_spline_bins_on_the_gpu_match_for_every_range_bins_and_placement, 0,
                         SPLINE_CASES);
     tcase_add_test(placed, test_spline_bins_on_the_gpu_give_nothing_for_keys_outside_the_range);
-    add_if_runnable(suite, placed, SPLINE_CASES + 1);
+    tcase_add_test(placed, test_spline_bins_on_the_gpu_far_from_0_on_the_bins_edges);
+    add_if_runnable(suite, placed, SPLINE_CASES + 2);
 
     TCase *cost = exercise_tcase("a key's work does not grow with the bins, an item is one load "
                                  "(GPU counters, ncu)",
@@ -629,7 +702,8 @@ int main(int argc, char **argv)
                         PIXEL_SIZES * 4);
     tcase_add_loop_test(pixels, test_nearest_hue_and_darkest_of_the_photograph_match, 0,
                         IMAGE_BINS);
-    add_if_runnable(suite, pixels, PIXEL_SIZES * 4 + IMAGE_BINS);
+    tcase_add_test(pixels, test_nearest_hue_past_2_to_the_23_pixels);
+    add_if_runnable(suite, pixels, PIXEL_SIZES * 4 + IMAGE_BINS + 1);
 
     TCase *whole = exercise_tcase("the default input, the book's 100 MiB, and the CSV", 0);
     tcase_add_test(whole, test_default_is_spline_bins_of_the_books_100_mib);
