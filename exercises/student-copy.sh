@@ -9,7 +9,9 @@
 # either. In every Markdown file it removes each block of lines from a line
 # `<!-- instructors -->` to a line `<!-- /instructors -->` (HTML comments:
 # invisible where the Markdown is rendered). A marker left open, closed twice
-# or not on a line of its own stops the copy before anything is written.
+# or not on a line of its own stops the copy before anything is written, and
+# so does a link, outside those blocks and outside code fences, to a file the
+# copy leaves out (INSTRUCTORS.md, say): in the copy it would lead nowhere.
 #
 # make -C exercises status tells "not started" from "edited" by comparing each
 # exercise's files with their sum when handed out, which this script records
@@ -39,7 +41,8 @@ if [ -e "$dest" ] || [ -L "$dest" ]; then
     [ -z "$(ls -A -- "$dest")" ] || die 2 "DEST $dest exists and is not empty: $usage"
 fi
 
-# What a student does not get, by path from the repository's root.
+# What a student does not get, by path from the repository's root (the same
+# paths in strip_instructors' left_out below, for the links that point there).
 left_out() { # path
     case $1 in
     exercises/solutions/* | exercises/make-mutant.sh | .ci/* | INSTRUCTORS.md) return 0 ;;
@@ -59,11 +62,38 @@ done < <(git ls-files -z)
 [ ${#files[@]} -gt 0 ] || die 1 "git lists no files in $root"
 
 # Prints the Markdown file without its instructor blocks, or, with check=1,
-# nothing; on a marker out of place it prints FILE:LINE and why to stderr and
-# exits 1. Where a block stood between two blank lines, one blank line stays.
+# nothing; on a marker out of place, or (check=1) a link that the copy would
+# leave leading nowhere, it prints FILE:LINE and why to stderr and exits 1.
+# Where a block stood between two blank lines, one blank line stays.
 strip_instructors() { # file [check]
     awk -v check="${2:-0}" '
         function bad(why) { printf "%s:%d: %s\n", FILENAME, FNR, why > "/dev/stderr"; failed = 1; exit 1 }
+        # a path from the repository root, its "." and ".." taken out
+        function tidy(path,    n, part, out, i, k) {
+            n = split(path, part, "/"); k = 0
+            for (i = 1; i <= n; i++) {
+                if (part[i] == "" || part[i] == ".") continue
+                if (part[i] == ".." && k > 0) { k--; continue }
+                out[++k] = part[i]
+            }
+            path = ""
+            for (i = 1; i <= k; i++) path = path (i > 1 ? "/" : "") out[i]
+            return path
+        }
+        function left_out(path) {
+            return path ~ /^(exercises\/solutions(\/|$)|exercises\/make-mutant\.sh$|\.ci(\/|$)|INSTRUCTORS\.md$)/
+        }
+        # every relative link of a line kept for students: [text](target)
+        function check_links(line,    at, target, dir) {
+            dir = FILENAME; sub(/[^\/]*$/, "", dir)
+            while ((at = index(line, "](")) > 0) {
+                line = substr(line, at + 2)
+                target = line; sub(/[)# \t].*$/, "", target)
+                if (target == "" || target ~ /^[a-z]+:/) continue
+                if (left_out(tidy(dir target)))
+                    bad("the link (" target ") leads to " tidy(dir target) ", which a student copy leaves out: put it in an instructors block")
+            }
+        }
         /^<!-- instructors -->[ \t]*$/ {
             if (open) bad("<!-- instructors --> inside the block opened at line " start)
             open = 1; start = FNR; next
@@ -74,19 +104,22 @@ strip_instructors() { # file [check]
         }
         /<!-- \/?instructors -->/ && !open { bad("an instructors marker must be a line of its own") }
         open { next }
+        /^[ \t]*```/ { fenced = !fenced }
+        check && !fenced { check_links($0) }
         after && blank && /^[ \t]*$/ { next }
         { after = 0; blank = /^[ \t]*$/; if (!check) print }
         END { if (!failed && open) { FNR = start; bad("<!-- instructors --> is never closed") } }
     ' "$1"
 }
 
-# Every marker is checked before anything is written, so a mistake leaves DEST as it was.
+# Every marker and link is checked before anything is written, so a mistake leaves DEST as it was.
 markdown=()
 for file in "${files[@]}"; do
     [[ $file == *.md ]] && [ -f "$file" ] && markdown+=("$file")
 done
 for file in "${markdown[@]}"; do
-    strip_instructors "$file" 1 || die 1 "$file: unbalanced instructor marker (above): nothing was copied"
+    strip_instructors "$file" 1 ||
+        die 1 "$file: an instructor marker out of place, or a link into a left-out file (above): nothing was copied"
 done
 
 mkdir -p -- "$dest" || die 1 "cannot make DEST $dest"

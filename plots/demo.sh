@@ -31,6 +31,28 @@ source plots/machine.sh # host_cpu: the CPU model, as PoCL names it too
 
 demo_args=${DEMO_ARGS:-}
 
+# Other programs that hold the cores make every time slower and noisier
+# (chapter 01's Try it box): say so in one line before the runs. The 1-minute
+# load average counts make's build just before too, so it must also be seen
+# now: the tasks ready to run in five looks over a second (less this shell),
+# each at least one per core.
+busy_machine() {
+    local load running others fewest="" cores look
+    cores=$(nproc 2>/dev/null) || return 0
+    read -r load _ 2>/dev/null </proc/loadavg || return 0 # no /proc: not Linux, say nothing
+    awk -v l="$load" -v c="$cores" 'BEGIN { exit !(l > c) }' || return 0
+    for look in 1 2 3 4 5; do
+        [ "$look" = 1 ] || sleep 0.2
+        read -r _ _ _ running _ 2>/dev/null </proc/loadavg || return 0
+        others=$((${running%%/*} - 1))
+        [ -n "$fewest" ] && [ "$fewest" -le "$others" ] || fewest=$others
+    done
+    [ "$fewest" -ge "$cores" ] || return 0
+    echo "demo: load average $load on $cores cores: other programs are using the cores," \
+        "so these times may be slow and unreliable (chapter 01, Try it without a GPU)" >&2
+}
+busy_machine
+
 # The stages named on the command line (to demo a subset), else every stage in stages.txt.
 if [ $# -gt 0 ]; then
     demo_stages=("$@")

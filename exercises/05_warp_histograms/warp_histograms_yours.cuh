@@ -2,7 +2,9 @@
  * warp_histograms_yours.cuh - exercise 05, the part you write: the two device
  * functions histo_kernel (in warp_histograms.cu) calls, the count into each
  * warp's own copy of the bins and the merge of the copies into the global
- * histogram. Finish both: look for TODO.
+ * histogram. Finish both: look for TODO. Where each warp's copy sits in
+ * warp_bins is said in warp_histograms.cu, in the comment just above the line
+ * that includes this file.
  */
 
 /* Each thread reads bytes i, i + stride, i + 2 stride, ... (keep this order:

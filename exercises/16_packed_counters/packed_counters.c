@@ -50,6 +50,10 @@ static void unpack(const uint32_t words[WORDS], const unsigned int totals[BINS],
 }
 
 /* ------------------------------------------------------------------------- */
+/* Below: the program around your three functions, no need to read it. Its
+ * watch(), at the end of the file, reads each half as your functions must:
+ * leave it until you have written yours. */
+
 /* What the program sees of the halves from outside add_one, after each add:
  * the highest count a half held, how often a half went down (a flush), and
  * how often the other half of the word changed (a carry into the neighbour). */
@@ -58,14 +62,7 @@ struct packing {
     uint64_t flushes, carries;
 };
 
-static void watch(uint32_t before, uint32_t after, unsigned int bin, struct packing *seen)
-{
-    unsigned int shift = bin % 2 * 16, other = 16 - shift;
-    unsigned int was = before >> shift & 0xffff, now = after >> shift & 0xffff;
-    seen->peak = now > seen->peak ? now : seen->peak;
-    seen->flushes += now < was;
-    seen->carries += (before >> other & 0xffff) != (after >> other & 0xffff);
-}
+static void watch(uint32_t before, uint32_t after, unsigned int bin, struct packing *seen);
 
 struct run {
     const struct input *in;
@@ -124,4 +121,15 @@ int main(int argc, char **argv)
                (unsigned long long)run.seen.carries);
     free_input(&in);
     return status;
+}
+
+/* Counts what one add_one did to bin's word, seen from outside: before and
+ * after are the word around the call. */
+static void watch(uint32_t before, uint32_t after, unsigned int bin, struct packing *seen)
+{
+    unsigned int shift = bin % 2 * 16, other = 16 - shift;
+    unsigned int was = before >> shift & 0xffff, now = after >> shift & 0xffff;
+    seen->peak = now > seen->peak ? now : seen->peak;
+    seen->flushes += now < was;
+    seen->carries += (before >> other & 0xffff) != (after >> other & 0xffff);
 }

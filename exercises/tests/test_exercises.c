@@ -6,7 +6,8 @@
  * status, a CPU exercise's check (with its hint) and help work there, and that
  * the instructors' targets say in one line why they cannot. It checks that
  * the copy is refused a DEST that is missing, inside the repository or not
- * empty, and a Markdown file whose instructor markers do not balance. In the
+ * empty, a Markdown file whose instructor markers do not balance, and one
+ * that links, outside those markers, to a file the copy leaves out. In the
  * copy, report writes one CSV row per exercise under a fixed header, quotes a
  * name as RFC 4180 says, sums each exercise's files and follows its last check.
  * Runs from exercises/ (make -C exercises test); in a copy without solutions,
@@ -321,7 +322,22 @@ static const struct {
      "README.md:1: an instructors marker must be a line of its own"},
 };
 
-START_TEST(test_copy_refuses_unbalanced_instructor_markers_and_writes_nothing)
+/* Links, outside instructor blocks and code fences, to what the copy leaves
+ * out: in the copy they would lead nowhere (a chapter test would fail there).
+ * The README is at the top of its repository. */
+static const struct {
+    const char *markdown, *says;
+} lost_links[] = {
+    {"text\nsee [the guide](INSTRUCTORS.md#the-lab), or not\n",
+     "README.md:2: the link (INSTRUCTORS.md) leads to INSTRUCTORS.md, which a student copy"},
+    {"[a](x.md) and [b](./exercises/../exercises/solutions/01/x.c)\n",
+     "leads to exercises/solutions/01/x.c, which a student copy leaves out"},
+    {"[CI](.ci/)\n", "README.md:1: the link (.ci/) leads to .ci"},
+};
+
+/* The copy of a repository of its own (the script, a solutions folder and a
+ * README holding markdown) must exit 1, say says, and write nothing. */
+static void copy_refuses(const char *markdown, const char *says)
 {
     /* a repository of its own: the script, a solutions folder and one README */
     char repo[] = "/tmp/marker_repo_XXXXXX", command[COMMAND_MAX], path[PATH_MAX];
@@ -334,7 +350,7 @@ START_TEST(test_copy_refuses_unbalanced_instructor_markers_and_writes_nothing)
     snprintf(path, sizeof path, "%s/README.md", repo);
     FILE *f = fopen(path, "w");
     ck_assert(f != NULL);
-    fputs(unbalanced[_i].markdown, f);
+    fputs(markdown, f);
     fclose(f);
     snprintf(command, sizeof command, "cd '%s' && git init -q && git add -A", repo);
     ck_assert_msg(shell(command) == 0, "git init failed");
@@ -344,12 +360,21 @@ START_TEST(test_copy_refuses_unbalanced_instructor_markers_and_writes_nothing)
     bool written = exists(path);
     snprintf(command, sizeof command, "rm -rf '%s' '%s-dest'", repo, repo);
     shell(command);
-    ck_assert_msg(r.status == 1, "exit %d, not 1, for:\n%s%s", r.status, unbalanced[_i].markdown,
-                  r.err);
-    ck_assert_msg(strstr(r.err, unbalanced[_i].says) != NULL, "it does not say '%s': %s",
-                  unbalanced[_i].says, r.err);
-    ck_assert_msg(!written, "DEST was written before the markers were checked");
+    ck_assert_msg(r.status == 1, "exit %d, not 1, for:\n%s%s", r.status, markdown, r.err);
+    ck_assert_msg(strstr(r.err, says) != NULL, "it does not say '%s': %s", says, r.err);
+    ck_assert_msg(!written, "DEST was written before the Markdown was checked");
     free_ran(&r);
+}
+
+START_TEST(test_copy_refuses_unbalanced_instructor_markers_and_writes_nothing)
+{
+    copy_refuses(unbalanced[_i].markdown, unbalanced[_i].says);
+}
+END_TEST
+
+START_TEST(test_copy_refuses_a_link_to_a_left_out_file_and_writes_nothing)
+{
+    copy_refuses(lost_links[_i].markdown, lost_links[_i].says);
 }
 END_TEST
 
@@ -698,6 +723,9 @@ int main(void)
     int markers = (int)(sizeof unbalanced / sizeof unbalanced[0]);
     tcase_add_loop_test(copied, test_copy_refuses_unbalanced_instructor_markers_and_writes_nothing,
                         0, markers);
+    int links = (int)(sizeof lost_links / sizeof lost_links[0]);
+    tcase_add_loop_test(copied, test_copy_refuses_a_link_to_a_left_out_file_and_writes_nothing, 0,
+                        links);
     tcase_add_test(copied,
                    test_status_in_the_copy_lists_every_exercise_and_tells_untouched_from_edited);
     tcase_add_test(copied, test_check_of_a_cpu_starter_in_the_copy_fails_with_its_hint);
@@ -713,7 +741,8 @@ int main(void)
     tcase_add_test(report, test_report_refuses_an_empty_name_in_one_line);
     tcase_add_test(report, test_report_sums_the_students_files_and_follows_an_edit);
     tcase_add_test(report, test_report_result_follows_the_last_check);
-    const int checks = 10 + markers + targets + 6; /* the single tests above, and the loops' */
+    /* the single tests above, and the loops' */
+    const int checks = 10 + markers + links + targets + 6;
 
     const char *why = cannot_run();
     if (why == NULL) {
