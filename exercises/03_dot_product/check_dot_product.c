@@ -286,6 +286,33 @@ START_TEST(test_each_warp_loads_32_floats_in_a_row)
 }
 END_TEST
 
+/* --------------------------- the result only through atomics, in PTX -- */
+
+/* *result is written only through add_to_result's atomicAdd, one a block.
+ * A plain store to it, such as thread 0 of block 0 setting it to 0 first
+ * (the host already has), races with the other blocks' atomics: CUDA
+ * promises no order among blocks, so a block that adds its sum before block
+ * 0 starts is wiped out, though on most runs block 0 starts first and the
+ * sum comes out right. The kernel's one output is *result, so the PTX may
+ * hold stores to shared memory (and local, param) but none to global
+ * memory: no st.global, and no st. on a generic address, which may reach it.
+ * A store may be predicated ("@%p1 st.global..."). */
+START_TEST(test_no_plain_store_to_global_memory)
+{
+    const char *const any = "^[[:space:]]*(@!?%[a-z0-9_]+[[:space:]]+)?st\\.";
+    const char *const elsewhere = "^[[:space:]]*(@!?%[a-z0-9_]+[[:space:]]+)?st(\\.[a-z0-9:]+)*\\."
+                                  "(shared|local|param)[.:[:space:]]";
+    int stores = ptx_lines_matching(any) - ptx_lines_matching(elsewhere);
+    ck_assert_msg(stores == 0,
+                  "the program's PTX has %d plain store%s that may reach global memory (st.global, "
+                  "or st. on a generic address): write *result only through add_to_result's "
+                  "atomicAdd; a plain store to it (setting it to 0 in the kernel, say: the host "
+                  "already has) races with the other blocks' atomics, and CUDA does not promise "
+                  "that block 0 runs first",
+                  stores, stores == 1 ? "" : "s");
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("03_dot_product", argc, argv);
@@ -340,5 +367,12 @@ int main(int argc, char **argv)
     tcase_add_test(report, test_default_is_two_vectors_of_the_books_100_mib);
     tcase_add_test(report, test_csv_prints_header_and_a_verified_row);
     add_if_runnable(suite, report, 2);
+
+    /* read from the PTX: it runs without a GPU too */
+    TCase *stores = exercise_tcase("*result written only through add_to_result's atomics: no plain "
+                                   "store to global memory (read in the PTX)",
+                                   0);
+    tcase_add_test(stores, test_no_plain_store_to_global_memory);
+    add_tcase(suite, stores, 1);
     return run_exercise(suite);
 }

@@ -250,16 +250,22 @@ END_TEST
 
 /* Nearly a tie: --times makes 2 blocks per SM 0.5%, then 0.01%, then 0.1 us
  * (0.0001 ms, the last of the 4 decimals the CSV and the best: line print),
- * faster than 1, every other grid slower. The best is the fastest row, by any
- * margin: a rule that calls times within some percent (or a tenth of one), or
- * within the event timer's resolution (about half a microsecond), a tie and
- * keeps the smaller grid names another. The third: the solution names
+ * then 30 ns (0.00003 ms, in the 5th decimal: below what they print) faster
+ * than 1, every other grid slower. The best is the fastest row, by any
+ * margin: a rule that calls times within some percent (or a tenth of one),
+ * or within the event timer's resolution (about half a microsecond), a tie
+ * and keeps the smaller grid names another. The third: the solution names
  * blocks-per-sm-2 (9.9999 < 10); a rule with a 0.0005 ms margin keeps
- * blocks-per-sm-1 (9.9999 is not below 10 - 0.0005). */
+ * blocks-per-sm-1 (9.9999 is not below 10 - 0.0005). The fourth: both
+ * print as 10.0000 (so check_best takes either row), and the solution names
+ * blocks-per-sm-2 (10.00001 < 10.00004); a rule that compares the times
+ * rounded to the 4 printed decimals sees a tie and keeps blocks-per-sm-1. */
 static const char *const near_ties[][2] = {
     {"--size 1M --times 1,0.995,2,2,2,2,2", "0.995 ms"},
     {"--size 1M --times 10,9.999,20,20,20,20,20", "9.999 ms"},
-    {"--size 1M --times 10,9.9999,20,20,20,20,20", "9.9999 ms"}};
+    {"--size 1M --times 10,9.9999,20,20,20,20,20", "9.9999 ms"},
+    {"--size 1M --times 10.00004,10.00001,20,20,20,20,20",
+     "10.00001 ms (blocks-per-sm-1: 10.00004 ms, both printed as 10.0000)"}};
 #define NEAR_TIES ((int)(sizeof near_ties / sizeof near_ties[0]))
 
 START_TEST(test_a_near_tie_goes_to_the_faster_grid)

@@ -147,6 +147,9 @@ START_TEST(test_each_warp_counts_into_its_own_copy)
     check_copies(30011, DATA_CONSTANT, 12, 64); /* every lane of a warp on one bin at once */
     check_copies(1000003, DATA_SKEWED, 13, 96);
     check_copies(257, DATA_UNIFORM, 14, 1024); /* warps 9 to 31 read nothing */
+    /* 32 warps that all read bytes: past 16 warps (512 threads) every copy
+     * still belongs to one warp alone, so copies 16 to 31 hold counts too */
+    check_copies(100003, DATA_UNIFORM, 15, 1024);
 }
 END_TEST
 

@@ -145,6 +145,17 @@ START_TEST(test_every_launch_matches_reference)
 }
 END_TEST
 
+/* More than 2^32 threads (4194305 blocks of 1024) on 1000 bytes: only the
+ * first block has bytes to read. The tolerance grows with the blocks (each
+ * adds a rounded sum): here it is half a bin's sum. A first index computed
+ * in 32 bits before it is widened wraps to 0 in the last block, whose threads
+ * add every byte's weight a second time: each bin that holds a byte doubles. */
+START_TEST(test_more_than_2_to_the_32_threads_add_each_weight_once)
+{
+    check_weighted(1000, DATA_UNIFORM, 9, "--blocks 4194305 --threads 1024");
+}
+END_TEST
+
 /* ------------------------------------------------ inside the kernel -- */
 
 /* No racecheck here yet: whether it reports a right kernel's float atomicAdd
@@ -344,7 +355,8 @@ int main(int argc, char **argv)
     TCase *shapes = exercise_tcase("every bin within tolerance, for every launch shape", 3);
     tcase_set_timeout(shapes, 300);
     tcase_add_loop_test(shapes, test_every_launch_matches_reference, 0, LAUNCHES);
-    add_if_runnable(suite, shapes, LAUNCHES);
+    tcase_add_test(shapes, test_more_than_2_to_the_32_threads_add_each_weight_once);
+    add_if_runnable(suite, shapes, LAUNCHES + 1);
 
     TCase *shared = exercise_tcase("the block's shared bins keep a heavy bin's error small", 4);
     tcase_set_timeout(shared, 300);

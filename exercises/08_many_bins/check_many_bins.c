@@ -191,6 +191,17 @@ START_TEST(test_one_thread_counts_a_run_of_one_value_past_65535)
 }
 END_TEST
 
+/* One block of 1024 threads on 32 MiB of one byte value, 4096 bins (one
+ * range): 2^24 values in one counter of the block's copy. A 32-bit counter
+ * holds them; one that wraps earlier (atomicInc with a limit of 2^24 - 1
+ * comes back to 0 there) ends the bin at 0. 16 Mi shared atomics of one
+ * block: well under a second. */
+START_TEST(test_one_blocks_counter_passes_2_to_the_24)
+{
+    check_many_bins(4096, (size_t)32 << 20, DATA_CONSTANT, 10, "--blocks 1 --threads 1024");
+}
+END_TEST
+
 /* The passes: line is launch_pass's record of the last histogram: how many
  * launches of the shared-memory kernel, the largest range, and how many bins
  * exactly one launch counted. 65536 bins cannot be one range (256 KiB), so they
@@ -574,7 +585,8 @@ int main(int argc, char **argv)
     TCase *runs = exercise_tcase("one thread reads a run of one value past 65535", 0);
     tcase_set_timeout(runs, 120);
     tcase_add_test(runs, test_one_thread_counts_a_run_of_one_value_past_65535);
-    add_if_runnable(suite, runs, 1);
+    tcase_add_test(runs, test_one_blocks_counter_passes_2_to_the_24);
+    add_if_runnable(suite, runs, 2);
 
     TCase *edges = exercise_tcase("the CSV row and a count of bins refused", 0);
     tcase_add_test(edges, test_csv_prints_header_and_a_verified_row_for_each_count_of_bins);

@@ -362,6 +362,26 @@ START_TEST(test_indexing_past_2_gib)
 }
 END_TEST
 
+/* The rule past 2 GiB: on the largest input, 4 GiB - 1 bytes, a GPU made slow
+ * (--slow-gpu 2000: it waits 2 billion cycles, 1 s or more, before it
+ * counts) takes longer than the CPU's threads (some 0.2 to 0.3 s for 4 GiB on
+ * 16 cores, at 1.5 GB/s or so a thread), so the CPU's share of the speeds is
+ * over a half: more than 2^31 bytes, as long as the CPU counts 4 GiB faster
+ * than the GPU waits (3 such threads would do). A share held in an int on
+ * the way does not keep those bytes (x86 turns it into INT_MIN, which as a
+ * size_t gives the CPU every byte; aarch64 stops it at 2^31 - 1), and misses
+ * the rule by hundreds of megabytes. The program's run: 4 GiB made and
+ * copied, each side alone and the split, each once after a warm-up run, the
+ * GPU's waits some 4 s of it. */
+START_TEST(test_a_share_past_2_gib_follows_the_times)
+{
+    char args[96];
+    snprintf(args, sizeof args, "--size %zu --reps 1 --slow-gpu 2000", (size_t)MAX_INPUT_BYTES);
+    struct split_report r;
+    check_split_follows_its_times(args, MAX_INPUT_BYTES, &r);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("10_cpu_gpu_split", argc, argv);
@@ -393,5 +413,11 @@ int main(int argc, char **argv)
     TCase *big = exercise_tcase("past 2 GiB", 3);
     tcase_add_test(big, test_indexing_past_2_gib);
     add_if_runnable(suite, big, 1);
+    TCase *big_share =
+        exercise_tcase("a measured share past 2 GiB (a slow GPU, 4 GiB - 1 bytes)", 3);
+    tcase_add_test(big_share, test_a_share_past_2_gib_follows_the_times);
+    /* 4 GiB on the GPU; on the host the input and its page-locked copy */
+    add_if_tool(suite, big_share, 1, have_memory_for((size_t)4 << 30, (size_t)9 << 30),
+                memory_missing());
     return run_exercise(suite);
 }

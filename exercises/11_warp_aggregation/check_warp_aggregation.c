@@ -272,7 +272,15 @@ END_TEST
  * step). Expected on the solution: 1.0 sector a request. A kernel whose
  * threads start at threadIdx.x * gridDim.x + blockIdx.x counts every byte
  * once, but its lanes are 64 bytes apart: one sector a lane, 32 a request
- * (and the bytes it aggregates are not neighbours). Bound: at most 4. */
+ * (and the bytes it aggregates are not neighbours). Bound: at most 4.
+ *
+ * And each byte is loaded once: the lanes learn who holds the same byte from
+ * the warp (__match_any_sync), not by loading the warp's 32 bytes again. The
+ * 16 MiB input is 524288 sectors, what the solution's loads ask of L1 per
+ * launch; a kernel in which every lane reloads its warp's 32 bytes to find
+ * its group asks 33 times as many (each reload one sector, all lanes on one
+ * address, so the bound above does not see it). Bound: twice the input's
+ * sectors. The counts are exact, not timed. */
 START_TEST(test_each_warp_loads_32_bytes_in_a_row)
 {
     const char *args = "--size 16M --data uniform --seed 5 --reps 1 --blocks 64 --threads 256";
@@ -287,6 +295,14 @@ START_TEST(test_each_warp_loads_32_bytes_in_a_row)
                   "bytes in a row, as stage 02's threads do, so the bytes a warp aggregates "
                   "are neighbours",
                   args, per_request, values[0], values[1]);
+    double input_sectors = 16.0 * (1 << 20) / 32;
+    double sectors = values[0] / profile_launches();
+    ck_assert_msg(sectors <= 2 * input_sectors,
+                  "%s: the kernel's loads asked for %.0f 32-byte sectors per launch, want at most "
+                  "%.0f (the 16 MiB input is %.0f sectors): each byte should be loaded once, by "
+                  "its lane, and the lanes that hold the same byte found by asking the warp, not "
+                  "by loading the warp's bytes again",
+                  args, sectors, 2 * input_sectors, input_sectors);
 }
 END_TEST
 

@@ -173,6 +173,16 @@ START_TEST(test_every_launch_matches_reference)
 }
 END_TEST
 
+/* Constant keys over few threads: 16 MiB over 4 blocks of 32 threads gives
+ * each thread 65536 equal keys in a row (8 Mi keys, 128 threads, the grid's
+ * step apart). A thread that adds a run of equal keys at once must count it
+ * past 65535: in 16 bits, this run wraps to 0 and adds nothing. */
+START_TEST(test_long_runs_of_equal_keys)
+{
+    check_generated((size_t)16 << 20, DATA_CONSTANT, 12, "--blocks 4 --threads 32");
+}
+END_TEST
+
 /* --show-slices: block b is rank b % 4 of its cluster; its slice may hold only
  * keys of bins rank x SLICE to (rank + 1) x SLICE - 1; the slices of rank r,
  * over all clusters, hold every key of that range (whichever block read it);
@@ -499,7 +509,8 @@ int main(int argc, char **argv)
     tcase_set_timeout(bins, 300);
     tcase_add_loop_test(bins, test_every_size_and_kind_matches_reference, 0, SIZES * 4);
     tcase_add_loop_test(bins, test_every_launch_matches_reference, 0, LAUNCHES);
-    add_if_runnable(suite, bins, SIZES * 4 + LAUNCHES);
+    tcase_add_test(bins, test_long_runs_of_equal_keys);
+    add_if_runnable(suite, bins, SIZES * 4 + LAUNCHES + 1);
 
     TCase *slices = exercise_tcase("each block's slice holds its quarter (--show-slices)", 1);
     tcase_set_timeout(slices, 120);

@@ -296,8 +296,12 @@ static void check_spline(const float *keys, size_t n, float lo, float hi, unsign
 }
 
 /* Around the 16-byte item (4 keys): none, one key, one short of an item, one
- * item, one key past it; a prime number of keys; and some 4 MB. */
-static const size_t spline_sizes[] = {0, 4, 12, 16, 20, 60, 64, 68, 4 * 10007, 4000000};
+ * item, one key past it; a prime number of keys; and some 4 MB. Then, last
+ * so the sizes above keep their seeds, 2, 6, 10 and 10006 keys: between them
+ * every count of keys mod 8, the last item holding 1, 2, 3 or 4 keys (one key
+ * lost shows only on a small input: a bin of 4 MB's keys is within units). */
+static const size_t spline_sizes[] = {0,  4,         12,      16, 20, 60, 64,
+                                      68, 4 * 10007, 4000000, 8,  24, 40, 4 * 10006};
 #define SPLINE_SIZES ((int)(sizeof spline_sizes / sizeof spline_sizes[0]))
 
 START_TEST(test_spline_bins_on_the_gpu_match_for_every_size_and_kind)
