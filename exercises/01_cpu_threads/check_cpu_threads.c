@@ -505,6 +505,33 @@ START_TEST(test_thread_sanitizer_reports_no_race)
 }
 END_TEST
 
+/* --------------------------------------------- UndefinedBehaviorSanitizer -- */
+
+static char ubsan_program[4096]; /* the program built with -fsanitize=undefined, beside the check */
+
+/* UndefinedBehaviorSanitizer stops the program at the first undefined
+ * behaviour it sees: a load or store through a pointer not aligned for its
+ * type (a slice starts at any byte: 100003 bytes on 4 threads puts slice 1
+ * at byte 25001), a signed overflow, a shift past the width. x86 and arm64
+ * load misaligned words without a fault, so the counts alone never show it. */
+START_TEST(test_undefined_behaviour_sanitizer_reports_nothing)
+{
+    static const char *const args[] = {"--size 100003 --data uniform --threads 4 --reps 1",
+                                       "--size 1021 --data skewed --threads 7 --reps 1"};
+    const char *saved = strdup(stage_program());
+    struct stage_output o;
+    set_stage_program(ubsan_program);
+    run_stage(args[_i], &o);
+    set_stage_program(saved);
+    free((void *)saved);
+    ck_assert_msg(o.exit_status == 0 && !strstr(o.err, "runtime error"),
+                  "%s %s: %s; UndefinedBehaviorSanitizer says (a load through a pointer "
+                  "to a wider type than the buffer's bytes is misaligned where a slice starts at "
+                  "an odd byte, and undefined in C even where the CPU allows it):\n%s",
+                  ubsan_program, args[_i], exit_meaning(&o), o.err);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("01_cpu_threads", argc, argv);
@@ -513,6 +540,7 @@ int main(int argc, char **argv)
     const char *dir = dirname(here);
     snprintf(tsan_program, sizeof tsan_program, "%s/cpu_threads-tsan", dir);
     snprintf(watch_program, sizeof watch_program, "%s/cpu_threads-watch", dir);
+    snprintf(ubsan_program, sizeof ubsan_program, "%s/cpu_threads-ubsan", dir);
 
     Suite *suite = suite_create("exercise 01: threads that count one input");
     TCase *right = exercise_tcase("the bins are right with any number of threads", 1);
@@ -563,6 +591,17 @@ int main(int argc, char **argv)
     tcase_add_loop_test(edges, test_slices_cover_the_input_once_and_are_balanced, 0, SLICES);
     tcase_add_test(edges, test_slices_past_2_to_the_31);
     add_tcase(suite, edges, SLICES + 1);
+
+    TCase *undefined =
+        exercise_tcase("no undefined behaviour, under UndefinedBehaviorSanitizer", 3);
+    tcase_set_timeout(undefined, 120);
+    tcase_add_loop_test(undefined, test_undefined_behaviour_sanitizer_reports_nothing, 0, 2);
+    if (access(ubsan_program, X_OK) == 0)
+        add_tcase(suite, undefined, 2);
+    else {
+        printf("%s is missing (make check builds it)\n", ubsan_program);
+        add_skipped(2);
+    }
 
     /* Beside this check, the Makefile builds the program with -m32 where the compiler can. */
     snprintf(build_32, sizeof build_32, "%.4000s/cpu_threads-32", dir);

@@ -9,9 +9,9 @@
  * the kernel executes and dumps it as compiled), with no race and no barrier
  * that part of a work-group misses that Oclgrind can see, on work-groups of 1
  * to 512 work-items. Without any OpenCL device these checks are reported as
- * skipped; without Oclgrind, its groups are. Past 2 GiB, and to see which
- * work-items merge, the check runs the kernel under Oclgrind from a host of
- * its own (check_rgb_histogram_quick.c).
+ * skipped; without Oclgrind, its groups are. Past 2 GiB, past 2^32
+ * work-items, and to see which work-items merge, the check runs the kernel
+ * under Oclgrind from a host of its own (check_rgb_histogram_quick.c).
  */
 #include "stage_checks.h"
 
@@ -523,6 +523,50 @@ START_TEST(test_pixels_past_2_gib_read_inside_the_buffer)
 }
 END_TEST
 
+/* The pixels the starter's loop (work-item g of G counts pixels g, g + G,
+ * ...) gives the first and the last work-group, which `oclgrind --quick`
+ * runs. */
+static unsigned long long first_and_last_groups_pixels(unsigned long long pixels,
+                                                       unsigned long long groups,
+                                                       unsigned long long items)
+{
+    const unsigned long long global = groups * items;
+    unsigned long long counted = 0;
+    for (unsigned long long g = 0; g < global; g = g + 1 == items ? global - items : g + 1)
+        counted += g < pixels ? (pixels - g + global - 1) / global : 0;
+    return counted;
+}
+
+/* More than 2^24 work-groups and more than 2^32 work-items: 2^24 + 1
+ * work-groups of 256 (the program takes --blocks up to 2^31 - 1 of up to
+ * 1024 work-items) on 300 pixels, under `oclgrind --quick`. With the
+ * starter's loop, the first work-group counts pixels 0 to 255, once each,
+ * and the last none: 768 bytes. A grid size kept in 32 bits wraps to 256
+ * there, and the walk goes on from each item's first pixel; the check's
+ * host builds the kernel with mad24 and mul24 that keep the low 24 bits of
+ * each factor, as a device with 24-bit multipliers does, and a work-item
+ * number or grid size worked out with them gives the last work-group number
+ * 0 and a stride of 256: pixels are counted more than once. */
+START_TEST(test_more_than_2_to_the_32_work_items_count_their_own_pixels)
+{
+    const unsigned long long groups = (1ull << 24) + 1, items = 256, pixels = 300;
+    const unsigned long long expected =
+        CHANNELS * first_and_last_groups_pixels(pixels, groups, items);
+    struct quick_run *q = malloc(sizeof *q);
+    ck_assert(q != NULL);
+    run_quick("--quick", pixels, groups, items, false, q);
+    ck_assert_msg(q->count[COUNTED] == expected,
+                  "%s: the first and the last of %llu work-groups of %llu counted %llu bytes, "
+                  "expected %llu, the pixels the starter's loop gives them, each once (a grid "
+                  "size or work-item number kept in 32 bits wraps past 2^32 work-items; one "
+                  "worked out with mad24 or mul24, exact only below 2^24, is wrong past 2^24 "
+                  "work-groups on a device that multiplies 24 bits)%s%s",
+                  q->command, groups, items, q->count[COUNTED], expected,
+                  *q->said ? "; Oclgrind says: " : "", q->said);
+    free(q);
+}
+END_TEST
+
 /* Red's merge is shared by the work-group, each work-item adding every
  * get_local_size(0)-th bin; green's and blue's must be too (the task). A
  * merge done by fewer work-items gives the same bins, one after another. The
@@ -594,6 +638,13 @@ int main(int argc, char **argv)
     tcase_set_timeout(merge, 120);
     tcase_add_loop_test(merge, test_the_merge_is_shared_by_the_work_group, 0, MERGE_LAUNCHES);
     add_if_oclgrind(suite, merge, MERGE_LAUNCHES, true, NULL);
+
+    TCase *many = exercise_tcase("more than 2^32 work-items in more than 2^24 work-groups, the "
+                                 "first and last counting their own pixels (oclgrind --quick)",
+                                 0);
+    tcase_set_timeout(many, 120);
+    tcase_add_test(many, test_more_than_2_to_the_32_work_items_count_their_own_pixels);
+    add_if_oclgrind(suite, many, 1, true, NULL);
 
     TCase *sizes = exercise_tcase("every work-group size", 3);
     tcase_set_timeout(sizes, 300);

@@ -390,6 +390,124 @@ START_TEST(test_walks_follow_their_arguments_not_the_launch)
 }
 END_TEST
 
+/* ------------------------------- more than 2^32 work-items -- */
+
+/* The program takes --blocks up to 2^31 - 1 of up to 1024 work-items, about
+ * 2^41 in all, and no test launch comes near 2^32: the check's own host (its
+ * walks mode, items FROM to FROM + COUNT - 1) calls both walks for runs of 8
+ * items, at the first items, around items 2^31 and 2^32 (where an item's
+ * number, or its product with a share or a remainder, passes 32 or 64 bits)
+ * and at the last items, of grids of 2^33 work-items (on 2^62 + 2^33 - 1
+ * bytes, and on 4 GiB - 1 bytes, an input the program takes:
+ * --blocks 8388608 --threads 1024) and of the largest grid, on 2^63 - 1
+ * bytes. Within a run the slices join up; across runs they go on in item
+ * order, none starting before an earlier one ended; each is balanced, and
+ * no slice leaves more bytes before or after it than the items before or
+ * after it can read. */
+#define RUN 8
+static const struct walk_case many_items[] = {
+    {(1ull << 62) + (1ull << 33) - 1, 1ull << 33},
+    {(1ull << 32) - 1, 1ull << 33},
+    {(1ull << 63) - 1, ((1ull << 31) - 1) * 1024},
+};
+#define MANY_ITEMS ((int)(sizeof many_items / sizeof many_items[0]))
+#define RUNS       4
+
+static uint64_t run_from(uint64_t items, int r)
+{
+    const uint64_t from[RUNS] = {0, (1ull << 31) - RUN / 2, (1ull << 32) - RUN / 2, items - RUN};
+    return from[r];
+}
+
+START_TEST(test_walks_of_more_than_2_to_the_32_items)
+{
+    char command[4096], line[256];
+    int used = snprintf(command, sizeof command, "timeout %d '%s' '%s.cl' walks",
+                        QUICK_HOST_SECONDS, quick_program, stage_program());
+    static uint64_t walk[MANY_ITEMS][RUNS][RUN][2][3];
+    int seen[MANY_ITEMS][RUNS][2] = {{{0}}};
+    for (int c = 0; c < MANY_ITEMS; c++)
+        for (int r = 0; r < RUNS; r++)
+            used += snprintf(command + used, sizeof command - (size_t)used,
+                             " %" PRIu64 "/%" PRIu64 ":%" PRIu64 "+%d", many_items[c].size,
+                             many_items[c].items, run_from(many_items[c].items, r), RUN);
+    snprintf(command + used, sizeof command - (size_t)used, " 2>&1");
+    FILE *out = popen(command, "r");
+    ck_assert_msg(out != NULL, "cannot run %s", command);
+    char said[1024] = "";
+    while (fgets(line, sizeof line, out)) {
+        char name[16];
+        uint64_t size, items, t, first, step, end;
+        if (sscanf(line,
+                   "%15s %" SCNu64 "/%" SCNu64 " item %" SCNu64 ": first %" SCNu64 " step %" SCNu64
+                   " end %" SCNu64,
+                   name, &size, &items, &t, &first, &step, &end) != 7) {
+            if (strlen(said) + strlen(line) < sizeof said)
+                strcat(said, line);
+            continue;
+        }
+        int v = strcmp(name, "contiguous") == 0;
+        for (int c = 0; c < MANY_ITEMS; c++)
+            for (int r = 0; r < RUNS; r++)
+                if (many_items[c].size == size && many_items[c].items == items &&
+                    t == run_from(items, r) + (uint64_t)seen[c][r][v] && seen[c][r][v] < RUN) {
+                    uint64_t *w = walk[c][r][seen[c][r][v]++][v];
+                    w[0] = first, w[1] = step, w[2] = end;
+                    break;
+                }
+    }
+    int status = pclose(out);
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    for (int c = 0; c < MANY_ITEMS; c++) {
+        uint64_t size = many_items[c].size, items = many_items[c].items;
+        uint64_t share = size / items + (size % items != 0), most = size / items + size % items;
+        char where[200];
+        snprintf(where, sizeof where,
+                 "the check's host (check_partitioning_quick.c), your walks called for %" PRIu64
+                 " bytes on %" PRIu64 " items",
+                 size, items);
+        uint64_t next = 0, longer = 0;
+        for (int r = 0; r < RUNS; r++) {
+            ck_assert_msg(code == 0 && seen[c][r][0] == RUN && seen[c][r][1] == RUN,
+                          "%s: exit %d and %d interleaved and %d contiguous walks of items %" PRIu64
+                          " on, expected exit 0 and %d of each: %s",
+                          command, code, seen[c][r][0], seen[c][r][1], run_from(items, r), RUN,
+                          said);
+            bool joined = run_from(items, r) == 0; /* item 0's slice starts at byte 0 */
+            for (int i = 0; i < RUN; i++) {
+                uint64_t t = run_from(items, r) + (uint64_t)i, *a = walk[c][r][i][0],
+                         *b = walk[c][r][i][1];
+                ck_assert_msg(a[0] == t && a[1] == items && a[2] == size,
+                              "%s: interleaved, item %" PRIu64 " walks {first %" PRIu64
+                              ", step %" PRIu64 ", end %" PRIu64 "}, expected {first %" PRIu64
+                              ", step %" PRIu64 ", end %" PRIu64 "}",
+                              where, t, a[0], a[1], a[2], t, items, size);
+                if (b[0] >= b[2])
+                    continue; /* an empty slice reads nothing */
+                /* bytes before the slice: items 0 to t - 1 read them, at most share each, one
+                 * of them most; after it, items t + 1 on */
+                unsigned __int128 before = (unsigned __int128)t * share + (most - share),
+                                  after =
+                                      (unsigned __int128)(items - 1 - t) * share + (most - share);
+                ck_assert_msg(
+                    (joined ? b[0] == next : b[0] >= next) && b[2] <= size &&
+                        (b[1] == 1 || b[2] - b[0] == 1) && b[0] <= before && size - b[2] <= after,
+                    "%s: contiguous, item %" PRIu64 " walks {first %" PRIu64 ", step %" PRIu64
+                    ", end %" PRIu64 "}, expected {first %s%" PRIu64
+                    ", step 1, end at most %" PRIu64 "}, with at most %" PRIu64
+                    " bytes left after it for the %" PRIu64
+                    " items after it (slices in item order, joined up, balanced: past 2^32 "
+                    "items, does a product of an item's number wrap?)",
+                    where, t, b[0], b[1], b[2], joined ? "" : "at least ", next, size,
+                    (uint64_t)(after > size ? size : after), items - 1 - t);
+                check_slice_is_balanced(where, size, items, t, b[2] - b[0], &longer);
+                next = b[2], joined = true;
+            }
+        }
+    }
+}
+END_TEST
+
 static const size_t sizes[] = {0, 1, 257, 1000003};
 #define SIZES ((int)(sizeof sizes / sizeof sizes[0]))
 
@@ -603,6 +721,11 @@ int main(int argc, char **argv)
     tcase_set_timeout(arguments, 2 * QUICK_HOST_SECONDS);
     tcase_add_test(arguments, test_walks_follow_their_arguments_not_the_launch);
     add_if_runnable(suite, arguments, 1);
+
+    TCase *many = exercise_tcase("contiguous slices of more than 2^32 work-items", 3);
+    tcase_set_timeout(many, 2 * QUICK_HOST_SECONDS);
+    tcase_add_test(many, test_walks_of_more_than_2_to_the_32_items);
+    add_if_runnable(suite, many, 1);
 
     TCase *sizes_tc = exercise_tcase("every work-group size", 2);
     tcase_set_timeout(sizes_tc, 120);

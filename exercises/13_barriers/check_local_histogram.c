@@ -7,9 +7,9 @@
  * histogram is still in local memory (the program prints how much its kernel
  * declares) and is where every byte is counted, with one atomic add (Oclgrind
  * counts what the kernel executes). Without an OpenCL device these checks are
- * reported as skipped; without Oclgrind, its five groups are. Past 2 GiB and
- * near 4 GiB, past 2^24 work-groups, and to see which work-items merge, the
- * check runs the kernel under Oclgrind from a host of its own
+ * reported as skipped; without Oclgrind, its six groups are. Past 2 GiB and
+ * near 4 GiB, past 2^24 work-groups, and to see which work-items merge and
+ * zero, the check runs the kernel under Oclgrind from a host of its own
  * (check_local_histogram_quick.c).
  */
 #include "stage_checks.h"
@@ -217,20 +217,32 @@ END_TEST
  * kernel with mad24 and mul24 that keep the low 24 bits of each factor, as a
  * device with 24-bit multipliers does: a work-item number or a grid size
  * worked out with them gives the last work-group number 0 and a stride of 1,
- * and the two work-groups count every byte, 2 x (2^24 + 2) = 33554436. */
+ * and the two work-groups count every byte, 2 x (2^24 + 2) = 33554436.
+ * Then 2^24 + 1 work-groups of 256, 2^32 + 256 work-items (the program takes
+ * --blocks up to 2^31 - 1 of up to 1024), on 300 bytes: the first work-group
+ * counts bytes 0 to 255, once each, and the last none. A work-item number or
+ * a stride kept in 32 bits wraps there: item 2^32 + g starts at byte g, which
+ * item g counts too, or the stride becomes 256 and the walk goes on. */
+static const unsigned long long many_launches[][3] = {
+    {(1ull << 24) + 1, 1, (1ull << 24) + 2}, /* work-groups, work-items in each, bytes */
+    {(1ull << 24) + 1, 256, 300}};
+#define MANY_LAUNCHES ((int)(sizeof many_launches / sizeof many_launches[0]))
+
 START_TEST(test_more_than_2_to_the_24_work_groups_count_their_own_bytes)
 {
-    const unsigned long long groups = (1ull << 24) + 1, items = 1, size = (1ull << 24) + 2;
+    const unsigned long long groups = many_launches[_i][0], items = many_launches[_i][1],
+                             size = many_launches[_i][2];
     const unsigned long long expected = first_and_last_groups_bytes(size, groups, items);
     struct quick_run *q = malloc(sizeof *q);
     ck_assert(q != NULL);
     run_quick("--quick", size, groups, items, false, q);
     ck_assert_msg(q->count[COUNTED] == expected,
-                  "%s: the first and the last of %llu work-groups counted %llu bytes, expected "
-                  "%llu, the bytes the starter's loop gives them (a work-item's number or the "
-                  "grid's size worked out with mad24 or mul24, exact only below 2^24, is wrong "
-                  "past 2^24 work-groups on a device that multiplies 24 bits)%s%s",
-                  q->command, groups, q->count[COUNTED], expected,
+                  "%s: the first and the last of %llu work-groups of %llu counted %llu bytes, "
+                  "expected %llu, the bytes the starter's loop gives them (a work-item's number "
+                  "or the grid's size worked out with mad24 or mul24, exact only below 2^24, is "
+                  "wrong past 2^24 work-groups on a device that multiplies 24 bits; one kept in "
+                  "32 bits wraps past 2^32 work-items)%s%s",
+                  q->command, groups, items, q->count[COUNTED], expected,
                   *q->said ? "; Oclgrind says: " : "", q->said);
     free(q);
 }
@@ -258,6 +270,36 @@ START_TEST(test_the_merge_is_shared_by_the_work_group)
                   "%llu work-items): the starter's merge, shared by the whole work-group, had "
                   "no race and needed nothing new (hint 2)",
                   q->command, q->count[MOST], groups, items, share, BINS, items);
+    free(q);
+}
+END_TEST
+
+/* The starter's zeroing is shared by the work-group too, each work-item
+ * zeroing the bins it merges (every get_local_size(0)-th from its own id): it
+ * had no race and needed nothing new. A zeroing done by fewer work-items
+ * gives the same bins, after 256 stores by one of them. The check's host
+ * builds the kernel with every barrier made into nothing (its
+ * CHECK_WITHOUT_BARRIERS) and runs one work-group on 0 bytes under
+ * `oclgrind --data-races`: then each local bin is touched only where it is
+ * zeroed and where it is merged, and Oclgrind reports a bin zeroed by one
+ * work-item and merged by another, with no barrier between them. */
+static const unsigned long long zeroing_items[] = {256, 64, 33};
+#define ZEROING_LAUNCHES ((int)(sizeof zeroing_items / sizeof zeroing_items[0]))
+
+START_TEST(test_the_zeroing_is_shared_by_the_work_group)
+{
+    const unsigned long long items = zeroing_items[_i];
+    struct quick_run *q = malloc(sizeof *q);
+    ck_assert(q != NULL);
+    run_quick("--data-races --max-errors 4 --build-options -DCHECK_WITHOUT_BARRIERS", 0, 1, items,
+              false, q);
+    ck_assert_msg(!strstr(q->said, "data race"),
+                  "%s: with every barrier taken out, on 0 bytes in one work-group of %llu, a "
+                  "local bin is zeroed by one work-item and merged by another: the starter's "
+                  "zeroing, shared by the work-group as its merge is (each work-item the bins "
+                  "from its own id on, every %llu-th), had no race and needed nothing new "
+                  "(hint 2); Oclgrind says:\n%s",
+                  q->command, items, items, q->said);
     free(q);
 }
 END_TEST
@@ -304,8 +346,9 @@ int main(int argc, char **argv)
                                  "own bytes (oclgrind --quick)",
                                  0);
     tcase_set_timeout(many, 2 * QUICK_HOST_SECONDS);
-    tcase_add_test(many, test_more_than_2_to_the_24_work_groups_count_their_own_bytes);
-    add_if_oclgrind(suite, many, 1, true, NULL);
+    tcase_add_loop_test(many, test_more_than_2_to_the_24_work_groups_count_their_own_bytes, 0,
+                        MANY_LAUNCHES);
+    add_if_oclgrind(suite, many, MANY_LAUNCHES, true, NULL);
 
     TCase *merge = exercise_tcase("the merge still shared by the work-group (watched under "
                                   "Oclgrind)",
@@ -313,6 +356,13 @@ int main(int argc, char **argv)
     tcase_set_timeout(merge, 2 * QUICK_HOST_SECONDS);
     tcase_add_loop_test(merge, test_the_merge_is_shared_by_the_work_group, 0, MERGE_LAUNCHES);
     add_if_oclgrind(suite, merge, MERGE_LAUNCHES, true, NULL);
+
+    TCase *zeroing = exercise_tcase("the zeroing still shared by the work-group (watched under "
+                                    "Oclgrind, no barriers, 0 bytes)",
+                                    2);
+    tcase_set_timeout(zeroing, 2 * QUICK_HOST_SECONDS);
+    tcase_add_loop_test(zeroing, test_the_zeroing_is_shared_by_the_work_group, 0, ZEROING_LAUNCHES);
+    add_if_oclgrind(suite, zeroing, ZEROING_LAUNCHES, true, NULL);
 
     TCase *sizes_tc = exercise_tcase("every work-group size", 3);
     tcase_set_timeout(sizes_tc, 120);

@@ -16,12 +16,19 @@
  * Oclgrind multiplies all 32: without these lines a kernel that numbers its
  * work-items with them looks right on every launch here. Inside 24 bits
  * they give what the builtins give.
+ *
+ * Built with -DCHECK_WITHOUT_BARRIERS (oclgrind --build-options), the same
+ * lines also turn every barrier into nothing: on an input of 0 bytes, each
+ * local bin is then touched only by the work-items that zero and merge it,
+ * one after another with no barrier, and Oclgrind's race detector reports a
+ * bin zeroed by one work-item and merged by another.
  */
 #include "opencl_quick_host.h"
 
 #define BINS 256
 
-/* mad24 and mul24, scalar int and uint, on the low 24 bits of x and y. */
+/* mad24 and mul24, scalar int and uint, on the low 24 bits of x and y; and
+ * with CHECK_WITHOUT_BARRIERS, no barrier. */
 static const char narrow_multiplies[] =
     "static uint __attribute__((overloadable)) narrow_mad24(uint x, uint y, uint z)\n"
     "{ return (x & 0xFFFFFFu) * (y & 0xFFFFFFu) + z; }\n"
@@ -33,6 +40,9 @@ static const char narrow_multiplies[] =
     "{ return narrow_mad24(x, y, 0); }\n"
     "#define mad24(x, y, z) narrow_mad24(x, y, z)\n"
     "#define mul24(x, y) narrow_mul24(x, y)\n"
+    "#ifdef CHECK_WITHOUT_BARRIERS\n"
+    "#define barrier(flags) ((void)(flags))\n"
+    "#endif\n"
     "#line 1\n";
 
 /* Builds the kernel file again, after narrow_multiplies (and the watch's

@@ -386,7 +386,14 @@ static const struct probe rounding_ranges[] = {{INT32_MIN, INT32_MAX, 16777216, 
                                                 * by trying such ranges at random. */
                                                {-122588493, 303407508, 15357303, 0},
                                                {-933990620, -455741150, 16328800, 0},
-                                               {-929468273, -518926704, 10145696, 0}};
+                                               {-929468273, -518926704, 10145696, 0},
+                                               /* 2^30 to 2^31 keys wide, up to INT32_MAX
+                                                * (key - lo and hi - lo still fit an int32),
+                                                * 12 to 16 million bins: the product passes
+                                                * 2^53 and a double rounds it, though every
+                                                * number going in is exact. */
+                                               {0, INT32_MAX, 16777216, 0},
+                                               {-534592111, 1091357400, 12803357, 0}};
 #define ROUNDING_RANGES ((int)(sizeof rounding_ranges / sizeof rounding_ranges[0]))
 
 static void check_keys_where_a_double_rounds(const struct probe *range)
