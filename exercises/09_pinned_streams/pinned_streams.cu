@@ -1,7 +1,7 @@
 /*
  * Exercise 09 - page-locked memory and streams. The input should sit in
- * page-locked host memory (cudaHostAlloc), so that the GPU's copy engine can
- * read it directly, and go over in chunks, each chunk's copy and histogram
+ * page-locked host memory, so that the GPU's copy engine can read it
+ * directly, and go over in chunks, each chunk's copy and histogram
  * queued on one of STREAMS streams, so that one chunk is counted while the
  * next is on its way. Every chunk's kernel adds into one global histogram.
  * The starter copies from malloc'd memory, one chunk after the other, and

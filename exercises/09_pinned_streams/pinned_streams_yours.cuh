@@ -10,8 +10,10 @@
 /* size bytes of host memory, for the input that every chunk's copy reads. */
 static unsigned char *alloc_host(size_t size)
 {
-    /* TODO: page-locked memory (cudaHostAlloc), and cudaFreeHost in free_host.
-     * Until then every row copies from pageable memory, the floor included. */
+    /* TODO: memory that the GPU's copy engine can read directly, with no
+     * staging by the driver (README, Hint 1), and in free_host the call that
+     * gives that memory back. Until then every row copies from pageable
+     * memory, the floor included. */
     unsigned char *host = (unsigned char *)malloc(size);
     if (!host)
         fail("out of host memory for %zu bytes", size);
@@ -29,9 +31,9 @@ static void copy_chunk(struct trip *t, int c, size_t offset, size_t count, cudaS
     t->chunk_bytes[c] = count;
     t->chunk_stream[c] = stream;
     mark(t, c, COPY_START, stream);
-    /* TODO: queue the copy on the stream given (cudaMemcpyAsync), so that the
-     * host goes on at once and the copy overlaps other chunks' kernels; for
-     * now the host waits for it. */
+    /* TODO: a copy the host does not wait for, queued on the stream given, so
+     * that the host goes on at once and the copy overlaps other chunks'
+     * kernels; for now the host waits for it. */
     HANDLE_ERROR(
         cudaMemcpy(t->dev_buffer + offset, t->host + offset, count, cudaMemcpyHostToDevice));
     mark(t, c, COPY_END, stream);
