@@ -6,10 +6,13 @@
  * ThreadSanitizer, run on a second build of the program, reports no race. A
  * third build, watched from inside (check_cpu_threads_watch.c), shows what
  * each thread read, wrote and locked: each counts its own slice, once, into
- * memory of its own, with no lock, and adds it to the shared bins itself.
+ * memory of its own, with no lock, and adds it to the shared bins itself. A
+ * fourth, whose pthread_create fails once (check_cpu_threads_refuse.c), must
+ * stop with the reason; the speed-up line must agree with the table's times.
  */
 #include "stage_checks.h"
 
+#include <errno.h>
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,16 +45,86 @@ START_TEST(test_bins_match_reference_for_any_thread_count)
 }
 END_TEST
 
+/* The speed-up line must be the table's 1-thread time over its T-thread time,
+ * within the rounding of the three numbers (times to 4 decimals, the speed-up
+ * to 2). 64 threads on 1000 bytes spend their time starting threads: the
+ * ratio is far from 1 there, so a ratio upside down cannot pass for it. */
+static const char *const speed_ups[] = {"--size 1000000 --reps 3 --threads 2",
+                                        "--size 1000 --reps 5 --threads 64"};
+
 START_TEST(test_reports_the_speed_up_over_one_thread)
 {
-    const char *args = "--size 1000000 --reps 3 --threads 2";
+    const char *args = speed_ups[_i];
     struct stage_output o;
     run_stage(args, &o);
     ck_assert_msg(o.exit_status == 0, "%s: %s, stderr: %s", args, exit_meaning(&o), o.err);
     const char *line = strstr(o.out, "\nspeed-up:");
     double speed_up = 0;
-    ck_assert_msg(line && sscanf(line, "\nspeed-up: %lf x", &speed_up) == 1 && speed_up > 0,
-                  "%s: expected a line 'speed-up:   S x ...' with S > 0, got: %s", args, o.out);
+    ck_assert_msg(line && sscanf(line, "\nspeed-up: %lf x", &speed_up) == 1 && speed_up >= 0,
+                  "%s: expected a line 'speed-up:   S x ...' with S >= 0, got: %s", args, o.out);
+    double many_ms = -1, one_ms = -1, ms;
+    char launch[32];
+    int threads;
+    for (const char *p = o.out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+        if (sscanf(p, "%d threads %31s %lf", &threads, launch, &ms) == 3 && threads > 1)
+            many_ms = ms;
+        else if (strncmp(p, "1 thread ", 9) == 0 &&
+                 sscanf(p, "1 thread %31s %lf", launch, &ms) == 2)
+            one_ms = ms;
+    }
+    ck_assert_msg(many_ms > 0 && one_ms > 0,
+                  "%s: expected the table's rows 'T threads - MS ...' and '1 thread - MS ...' "
+                  "with times above 0, got: %s",
+                  args, o.out);
+    /* Each printed time is within 0.00005 ms of the one the program divided. */
+    double ratio = one_ms / many_ms, slack = 0.005 + ratio * (0.00006 / one_ms + 0.00006 / many_ms);
+    ck_assert_msg(speed_up >= ratio - slack && speed_up <= ratio + slack,
+                  "%s: the speed-up line says %.2f x, but the table's times give %.4f / %.4f = "
+                  "%.2f x: the speed-up is the 1-thread time over the T-thread time (more than 1 "
+                  "when the threads are faster)",
+                  args, speed_up, one_ms, many_ms, ratio);
+}
+END_TEST
+
+/* -------------------------------------------- a thread that cannot start -- */
+
+static char refuse_program[4096]; /* linked with check_cpu_threads_refuse.c, beside the check */
+
+/* build/cpu_threads-refuse makes the N-th pthread_create of the process fail
+ * with EAGAIN (CPU_THREADS_REFUSE=N), as a low RLIMIT_NPROC or too little
+ * memory for a stack does, which --threads up to 1024 can meet. Both calls
+ * refused fall in the first run of the T threads. The program must stop there
+ * with the reason in words and exit 1: not join a thread that never started
+ * (undefined: glibc crashes on a zeroed pthread_t), and not report bins that
+ * miss a slice. */
+static const struct refusal {
+    const char *args;
+    int call;
+} refusals[] = {{"--size 100003 --threads 4 --reps 1", 2},
+                {"--size 100003 --threads 16 --reps 1", 9}};
+
+START_TEST(test_a_thread_that_cannot_start_stops_the_program)
+{
+    const struct refusal *k = &refusals[_i];
+    char call[16];
+    snprintf(call, sizeof call, "%d", k->call);
+    ck_assert(setenv("CPU_THREADS_REFUSE", call, 1) == 0);
+    const char *saved = strdup(stage_program());
+    struct stage_output o;
+    set_stage_program(refuse_program);
+    set_run_time_limit(60);
+    run_stage(k->args, &o);
+    set_run_time_limit(0);
+    set_stage_program(saved);
+    free((void *)saved);
+    unsetenv("CPU_THREADS_REFUSE");
+    const char *reason = strerror(EAGAIN);
+    ck_assert_msg(o.exit_status == 1 && strstr(o.err, reason) && !strstr(o.out, "verified:"),
+                  "%s %s, where pthread_create call %d returns EAGAIN (no thread could be "
+                  "started): %s, stdout: %.300s, stderr: %s; expected exit 1 with the reason on "
+                  "stderr, '%s' (strerror), and no table: every pthread_create and pthread_join "
+                  "result is checked (hint 4)",
+                  refuse_program, k->args, k->call, exit_meaning(&o), o.out, o.err, reason);
 }
 END_TEST
 
@@ -541,13 +614,26 @@ int main(int argc, char **argv)
     snprintf(tsan_program, sizeof tsan_program, "%s/cpu_threads-tsan", dir);
     snprintf(watch_program, sizeof watch_program, "%s/cpu_threads-watch", dir);
     snprintf(ubsan_program, sizeof ubsan_program, "%s/cpu_threads-ubsan", dir);
+    snprintf(refuse_program, sizeof refuse_program, "%s/cpu_threads-refuse", dir);
 
     Suite *suite = suite_create("exercise 01: threads that count one input");
     TCase *right = exercise_tcase("the bins are right with any number of threads", 1);
     tcase_set_timeout(right, 120);
     tcase_add_loop_test(right, test_bins_match_reference_for_any_thread_count, 0, COUNTS);
-    tcase_add_test(right, test_reports_the_speed_up_over_one_thread);
-    add_tcase(suite, right, COUNTS + 1);
+    tcase_add_loop_test(right, test_reports_the_speed_up_over_one_thread, 0, 2);
+    add_tcase(suite, right, COUNTS + 2);
+
+    TCase *refused = exercise_tcase("a thread that cannot start stops the program, with the "
+                                    "reason",
+                                    4);
+    tcase_set_timeout(refused, 120);
+    tcase_add_loop_test(refused, test_a_thread_that_cannot_start_stops_the_program, 0, 2);
+    if (access(refuse_program, X_OK) == 0)
+        add_tcase(suite, refused, 2);
+    else {
+        printf("%s is missing (make check builds it)\n", refuse_program);
+        add_skipped(2);
+    }
 
     TCase *copies = exercise_tcase("each thread counts its slice into a private copy "
                                    "(--show-copies)",

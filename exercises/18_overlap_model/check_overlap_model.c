@@ -340,6 +340,18 @@ static const struct hand_made hand_made[] = {
      8,
      8,
      {{4, 1, 4}, {4, 1, 4}, {4, 1, 4}, {4, 1, 4}, {4, 1, 4}, {4, 1, 4}, {4, 1, 4}, {4, 1, 4}}},
+    /* Engines free past 2^24 ms, less than a float's step apart (1 past 2^24, 8 past 2^26):
+     * chunk 2's copy in takes engine 1, free first, though a float holds the two as one. */
+    {"--streams 3 --engines 2 --in 16777216.5,16777216,1 --kernel 0 --out 0",
+     3,
+     3,
+     2,
+     {{16777216.5, 0, 0}, {16777216, 0, 0}, {1, 0, 0}}},
+    {"--streams 3 --engines 2 --in 100000003,100000000,2 --kernel 0.25 --out 0.5",
+     3,
+     3,
+     2,
+     {{100000003, 0.25, 0.5}, {100000000, 0.25, 0.5}, {2, 0.25, 0.5}}},
 };
 #define HAND_MADE ((int)(sizeof hand_made / sizeof hand_made[0]))
 
