@@ -83,6 +83,19 @@ static const struct known known[] = {
     {"1048575,31,524319,31", 3,
      "the highest word --words takes, 1048575, and words 31 and 524319 (2^19 + 31): three "
      "different words of bank 31, three passes"},
+    {"31,30,29,28,27,26,25,24,23,22,21,20,19,18,17,16,15,14,13,12,11,10,9,8,7,6,5,4,3,2,1,0", 1,
+     "32 lanes on words 31 down to 0, a stride of -1: 32 words in 32 different banks, one pass, "
+     "as going up"},
+    {"62,60,58,56,54,52,50,48,46,44,42,40,38,36,34,32,30,28,26,24,22,20,18,16,14,12,10,8,6,4,2,"
+     "0",
+     2,
+     "32 lanes on words 62 down to 0, a stride of -2: the 16 even banks get two words each, "
+     "two passes, as going up"},
+    {"372,360,348,336,324,312,300,288,276,264,252,240,228,216,204,192,180,168,156,144,132,120,"
+     "108,96,84,72,60,48,36,24,12,0",
+     4,
+     "32 lanes on words 372 down to 0, a stride of -12: banks 0, 4, ... 28 get four words each, "
+     "four passes, as going up"},
 };
 #define KNOWN ((int)(sizeof known / sizeof known[0]))
 

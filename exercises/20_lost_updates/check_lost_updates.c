@@ -28,27 +28,23 @@ struct run_counts {
     long by_thread[MOST_THREADS];
 };
 
-/* The program's counts for args, which hold --schedule. */
-static struct run_counts run_args(const char *args)
+/* The counts in a run's output out, from its first 'schedule:' line on. */
+static struct run_counts counts_in(const char *args, const char *out)
 {
-    struct stage_output o;
-    run_stage(args, &o);
-    ck_assert_msg(o.exit_status == 0, "%.300s: %s, expected exit 0; stderr: %s", args,
-                  exit_meaning(&o), o.err);
     struct run_counts r = {0};
-    const char *final = strstr(o.out, "\nfinal:"), *lost = strstr(o.out, "\nlost:"),
-               *by = strstr(o.out, "\nby thread:"), *sched = strstr(o.out, "\nschedule:");
+    const char *final = strstr(out, "\nfinal:"), *lost = strstr(out, "\nlost:"),
+               *by = strstr(out, "\nby thread:"), *sched = strstr(out, "\nschedule:");
     long steps = 0, adds = 0;
     ck_assert_msg(sched && sscanf(sched + 1, "schedule: %ld steps: %d %*s x %ld", &steps,
                                   &r.threads, &adds) == 3,
-                  "%.300s: no 'schedule: S steps: T threads x N adds' line: %.400s", args, o.out);
+                  "%.300s: no 'schedule: S steps: T threads x N adds' line: %.400s", args, out);
     ck_assert_msg(final && sscanf(final + 1, "final: %ld", &r.final) == 1,
-                  "%.300s: no 'final: F' line: %.400s", args, o.out);
+                  "%.300s: no 'final: F' line: %.400s", args, out);
     ck_assert_msg(lost && sscanf(lost + 1, "lost: %ld of %ld", &r.lost, &r.increments) == 2,
-                  "%.300s: no 'lost: L of I increments' line: %.400s", args, o.out);
+                  "%.300s: no 'lost: L of I increments' line: %.400s", args, out);
     ck_assert_msg(r.threads >= 1 && r.threads <= MOST_THREADS, "%.300s: %d threads", args,
                   r.threads);
-    ck_assert_msg(by, "%.300s: no 'by thread:' line: %.400s", args, o.out);
+    ck_assert_msg(by, "%.300s: no 'by thread:' line: %.400s", args, out);
     const char *p = by + strlen("\nby thread:");
     for (int t = 0; t < r.threads; t++) {
         char *end;
@@ -59,8 +55,18 @@ static struct run_counts run_args(const char *args)
     }
     ck_assert_msg(r.increments == r.threads * adds && r.lost == r.increments - r.final,
                   "%.300s: the program's own lines disagree (given code changed?): %.400s", args,
-                  o.out);
+                  out);
     return r;
+}
+
+/* The program's counts for args, which hold --schedule. */
+static struct run_counts run_args(const char *args)
+{
+    struct stage_output o;
+    run_stage(args, &o);
+    ck_assert_msg(o.exit_status == 0, "%.300s: %s, expected exit 0; stderr: %s", args,
+                  exit_meaning(&o), o.err);
+    return counts_in(args, o.out);
 }
 
 /* The same for a schedule held as numbers. */
@@ -488,6 +494,20 @@ static const struct {
 #define LONG_RUNS ((int)(sizeof long_schedules / sizeof long_schedules[0]))
 static char run_schedule_program[4096]; /* the program check_run_schedule.c makes */
 
+/* A schedule written for check_run_schedule.c into a new file, whose name goes
+ * into path (a mkstemp template). */
+static void write_schedule(char *path, const int *step, int threads, long adds)
+{
+    long steps = 3 * threads * adds;
+    int fd = mkstemp(path);
+    FILE *file = fd < 0 ? NULL : fdopen(fd, "wb");
+    long head[3] = {threads, adds, steps};
+    ck_assert_msg(file && fwrite(head, sizeof head, 1, file) == 1 &&
+                      fwrite(step, sizeof *step, (size_t)steps, file) == (size_t)steps &&
+                      fclose(file) == 0,
+                  "cannot write a schedule to %s", path);
+}
+
 START_TEST(test_long_schedules_lose_the_adds_the_check_finds)
 {
     int threads = long_schedules[_i].threads;
@@ -496,13 +516,7 @@ START_TEST(test_long_schedules_lose_the_adds_the_check_finds)
     ck_assert(step);
     many_schedule(long_schedules[_i].kind, threads, adds, 900 + (uint64_t)_i, step);
     char path[] = "/tmp/lost_updates_schedule_XXXXXX";
-    int fd = mkstemp(path);
-    FILE *file = fd < 0 ? NULL : fdopen(fd, "wb");
-    long head[3] = {threads, adds, steps};
-    ck_assert_msg(file && fwrite(head, sizeof head, 1, file) == 1 &&
-                      fwrite(step, sizeof *step, (size_t)steps, file) == (size_t)steps &&
-                      fclose(file) == 0,
-                  "cannot write a schedule to %s", path);
+    write_schedule(path, step, threads, adds);
     set_stage_program(run_schedule_program);
     struct run_counts r = run_args(path);
     unlink(path);
@@ -511,6 +525,59 @@ START_TEST(test_long_schedules_lose_the_adds_the_check_finds)
              threads, threads == 1 ? "" : "s", adds, many_names[long_schedules[_i].kind]);
     assert_as_the_check_finds(what, &r, step, threads, adds);
     free(step);
+}
+END_TEST
+
+/* Calls of run_schedule one after another on one buffer, rewritten in place
+ * between calls (check_run_schedule.c given several files), as the program's
+ * random trials rewrite theirs: 2 threads of 1000 adds, thread 0's adds then
+ * thread 1's (nothing lost), then the same but for thread 1's first load just
+ * before thread 0's last store (thread 0's last add lost), then the first
+ * again. The schedules agree in their first 2999 steps: an answer kept from
+ * the call before and known by the buffer and the first steps shows. */
+#define AGAIN_ADDS  1000
+#define AGAIN_STEPS (3 * 2 * AGAIN_ADDS)
+
+static void again_schedule(int which, int *step)
+{
+    for (int s = 0; s < AGAIN_STEPS; s++)
+        step[s] = s >= AGAIN_STEPS / 2;
+    if (which == 1) /* thread 1 loads before thread 0's last store */
+        step[AGAIN_STEPS / 2 - 1] = 1, step[AGAIN_STEPS / 2] = 0;
+}
+
+START_TEST(test_run_schedule_runs_each_call_on_its_steps)
+{
+    static const int calls[] = {0, 1, 0};
+    static int step[2][AGAIN_STEPS];
+    char path[2][40], args[128];
+    for (int which = 0; which < 2; which++) {
+        again_schedule(which, step[which]);
+        snprintf(path[which], sizeof path[which], "/tmp/lost_updates_schedule_XXXXXX");
+        write_schedule(path[which], step[which], 2, AGAIN_ADDS);
+    }
+    snprintf(args, sizeof args, "%s %s %s", path[0], path[1], path[0]);
+    set_stage_program(run_schedule_program);
+    struct stage_output o;
+    run_stage(args, &o);
+    unlink(path[0]);
+    unlink(path[1]);
+    ck_assert_msg(o.exit_status == 0, "run_schedule on 3 files: %s, expected exit 0; stderr: %s",
+                  exit_meaning(&o), o.err);
+    const char *block = o.out;
+    for (int c = 0; c < 3; c++) {
+        block = strstr(c ? block + 1 : block, "run_schedule: your run_schedule");
+        ck_assert_msg(block, "run_schedule on 3 files: %d results, expected 3: %.400s", c, o.out);
+        char what[300];
+        snprintf(what, sizeof what,
+                 "run_schedule called 3 times on one buffer, rewritten between calls, 2 threads "
+                 "x %d adds, call %d of 3 (%s), whose first 2999 steps are the other call's",
+                 AGAIN_ADDS, c + 1,
+                 calls[c] ? "thread 1 loads just before thread 0's last store"
+                          : "thread 0's adds, then thread 1's");
+        struct run_counts r = counts_in(args, block);
+        assert_as_the_check_finds(what, &r, step[calls[c]], 2, AGAIN_ADDS);
+    }
 }
 END_TEST
 
@@ -764,6 +831,11 @@ int main(int argc, char **argv)
                                    3);
     tcase_add_loop_test(longer, test_long_schedules_lose_the_adds_the_check_finds, 0, LONG_RUNS);
     add_tcase(suite, longer, LONG_RUNS);
+    TCase *again = exercise_tcase("run_schedule called again on one buffer: each call runs the "
+                                  "steps the buffer holds",
+                                  3);
+    tcase_add_test(again, test_run_schedule_runs_each_call_on_its_steps);
+    add_tcase(suite, again, 1);
     program_beside_check(sanitized, sizeof sanitized, argv[0], "lost_updates-asan");
     program_beside_check(leak_probe, sizeof leak_probe, argv[0], "leak-probe");
     setenv("ASAN_OPTIONS", "detect_leaks=1", 1);
