@@ -147,6 +147,21 @@ END_TEST
 
 /* ----------------------------------- the race is there, and yours survives it -- */
 
+/* A grid of one warp or less (2 to 32 threads in all): the threads of one
+ * step read bytes in a row, on constant bytes all one bin, and they are lanes
+ * of one warp. Lanes are threads like any other: a plain ++ of theirs loads
+ * one count together and keeps one increment of the step's, so every bin must
+ * still match exactly. */
+static const char *const one_warp_launches[] = {
+    "--blocks 1 --threads 32", "--blocks 2 --threads 16", "--blocks 1 --threads 2"};
+#define ONE_WARP ((int)(sizeof one_warp_launches / sizeof one_warp_launches[0]))
+
+START_TEST(test_a_grid_of_one_warp_counts_every_byte)
+{
+    check_bins_and_busiest((size_t)1 << 16, 11, one_warp_launches[_i]);
+}
+END_TEST
+
 /* Every byte the same: every thread of the grid increments one bin, where a
  * plain ++ loses the most (a warp's 32 threads read the same count at once). */
 static const char *const crowded_launches[] = {"", "--blocks-per-sm 16", "--threads 1024",
@@ -296,6 +311,13 @@ int main(int argc, char **argv)
                         0, CROWDED);
     tcase_add_test(race, test_lost_is_the_input_minus_the_histogram_sum);
     add_if_runnable(suite, race, CROWDED + 1);
+
+    TCase *warp =
+        exercise_tcase("a grid of one warp or less (2 to 32 threads) counts every byte of "
+                       "one value",
+                       2);
+    tcase_add_loop_test(warp, test_a_grid_of_one_warp_counts_every_byte, 0, ONE_WARP);
+    add_if_runnable(suite, warp, ONE_WARP);
 
     TCase *own = exercise_tcase("each thread counts its own bytes: a warp's loads 32 bytes in a "
                                 "row (GPU counters, ncu)",

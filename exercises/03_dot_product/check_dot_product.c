@@ -180,6 +180,21 @@ START_TEST(test_no_shared_memory_races)
 }
 END_TEST
 
+/* Blocks of one warp or less (32 and 16 threads): the tree still needs its
+ * barrier between rounds. The lanes of one warp are threads that CUDA may run
+ * apart (independent thread scheduling), and racecheck reports a read of a
+ * lane's sum that no barrier orders after its write as it does between
+ * warps. */
+static const char *const one_warp_race_runs[] = {"--size 4099 --threads 32 --blocks 5 --reps 1",
+                                                 "--size 1001 --threads 16 --blocks 3 --reps 1"};
+#define ONE_WARP_RACE_RUNS ((int)(sizeof one_warp_race_runs / sizeof one_warp_race_runs[0]))
+
+START_TEST(test_no_shared_memory_races_in_one_warp_blocks)
+{
+    check_no_gpu_races(one_warp_race_runs[_i]);
+}
+END_TEST
+
 /* Two vectors of 3 Gi floats (12 GiB each): a thread's index must not wrap.
  * The book's int index wraps past 2^31 and stops there, leaving a third of
  * the products out, far outside the tolerance. */
@@ -347,6 +362,14 @@ int main(int argc, char **argv)
     TCase *races = exercise_tcase("no shared-memory races, under compute-sanitizer's racecheck", 2);
     tcase_add_loop_test(races, test_no_shared_memory_races, 0, RACE_RUNS);
     add_if_tool(suite, races, RACE_RUNS, have_compute_sanitizer(),
+                "compute-sanitizer (part of the CUDA toolkit)");
+
+    TCase *warp_races = exercise_tcase("no shared-memory races in blocks of one warp or less "
+                                       "(32 and 16 threads), under racecheck",
+                                       2);
+    tcase_add_loop_test(warp_races, test_no_shared_memory_races_in_one_warp_blocks, 0,
+                        ONE_WARP_RACE_RUNS);
+    add_if_tool(suite, warp_races, ONE_WARP_RACE_RUNS, have_compute_sanitizer(),
                 "compute-sanitizer (part of the CUDA toolkit)");
 
     TCase *sanitized = exercise_tcase("no memory or barrier errors (compute-sanitizer memcheck, "

@@ -283,6 +283,36 @@ START_TEST(test_a_near_tie_goes_to_the_faster_grid)
 }
 END_TEST
 
+/* Nearer still: two times closer than a float holds apart (a float keeps
+ * about 7 digits: 10.0000001 and 9.9999999 are both 10 in a float, a double
+ * keeps them apart). The first: blocks-per-sm-2 (10.00000005) is faster than
+ * blocks-per-sm-1 (10.0000001), which a float rounds down below it. The
+ * second: blocks-per-sm-2 (9.9999999) is faster than blocks-per-sm-4
+ * (9.99999995), and a float rounds 9.9999999 up above both. All print as
+ * 10.0000, so check_best takes any of them; the best must be blocks-per-sm-2,
+ * the fastest by the times given. */
+static const char *const float_ties[][2] = {
+    {"--size 1M --times 10.0000001,10.00000005,20,20,20,20,20",
+     "10.00000005 ms, less than blocks-per-sm-1's 10.0000001 ms"},
+    {"--size 1M --times 20,9.9999999,9.99999995,20,20,20,20",
+     "9.9999999 ms, less than blocks-per-sm-4's 9.99999995 ms"}};
+#define FLOAT_TIES ((int)(sizeof float_ties / sizeof float_ties[0]))
+
+START_TEST(test_a_tie_closer_than_a_float_goes_to_the_faster_grid)
+{
+    char args[256];
+    struct row rows[GRIDS + 1];
+    struct best b;
+    int count = run_sweep(float_ties[_i][0], args, sizeof args, rows, &b);
+    check_rows(args, rows, count);
+    ck_assert_msg(strcmp(b.impl, "blocks-per-sm-2") == 0,
+                  "%s: blocks-per-sm-2 read %s, so expected the best to be blocks-per-sm-2 (the "
+                  "fastest, by any margin: keep the times as the double they are), got %s",
+                  args, float_ties[_i][1], b.impl);
+    check_best(args, rows, count, &b);
+}
+END_TEST
+
 /* A second dip: --times falls from 1 to 2 blocks per SM, rises twice in a row
  * (4 and 8), rises again, then dips at 32 below everything before it. The
  * best is the fastest of all seven rows: the solution names blocks-per-sm-32
@@ -403,6 +433,13 @@ int main(int argc, char **argv)
     tcase_add_test(best, test_a_later_dip_is_the_best);
     tcase_add_loop_test(best, test_a_best_of_seconds_is_the_fastest_too, 0, SLOW_TIMES);
     add_if_runnable(suite, best, SWEEPS + FAVOURED + 1 + NEAR_TIES + 1 + SLOW_TIMES);
+
+    TCase *float_tie = exercise_tcase("a near tie closer than a float's precision goes to the "
+                                      "faster grid",
+                                      3);
+    tcase_add_loop_test(float_tie, test_a_tie_closer_than_a_float_goes_to_the_faster_grid, 0,
+                        FLOAT_TIES);
+    add_if_runnable(suite, float_tie, FLOAT_TIES);
 
     TCase *report = exercise_tcase("the report, and every grid on every size and kind", 1);
     tcase_add_test(report, test_the_report_ends_with_the_best);

@@ -239,6 +239,30 @@ START_TEST(test_each_byte_counted_with_a_shared_atomic)
 }
 END_TEST
 
+/* Each byte is loaded once: a warp's 32 lanes load 32 bytes in a row, one
+ * 32-byte sector a load request (the input comes from cudaMalloc, aligned;
+ * 4 MiB over 64 x 256 threads leave no partial step), so the launch asks L1
+ * for the input's 131072 sectors, cache hits included, and the merge loads
+ * nothing from global memory (its reads are of shared copies, its writes
+ * atomics). A kernel that walks the input twice (one pass per half of the
+ * bins, say) asks for twice as many, even where the second walk hits in
+ * cache. Bound: 1.5 times the input's sectors. The counts are exact, not
+ * timed. */
+START_TEST(test_each_byte_of_the_input_loaded_once)
+{
+    const char *const metrics[] = {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"};
+    double sectors;
+    char args[256];
+    profile_one_launch(metrics, 1, &sectors, args, sizeof args);
+    double input_sectors = (double)PROFILED_SIZE / 32;
+    ck_assert_msg(sectors <= 1.5 * input_sectors,
+                  "%s: the kernel's loads asked for %.0f 32-byte sectors per launch, want at most "
+                  "%.0f (the 4 MiB input is %.0f sectors): each thread should read each of its "
+                  "bytes once, in one walk over the input, and count it there",
+                  args, sectors, 1.5 * input_sectors, input_sectors);
+}
+END_TEST
+
 /* The merge as the lesson has it: every thread of the block takes bins, reads
  * each warp's copy of them, and sends one global atomic per bin. A block of
  * 256 threads merges its 256 bins with 8 warp instructions of each kind per
@@ -452,6 +476,10 @@ int main(int argc, char **argv)
         exercise_tcase("each byte counted with a shared atomic (GPU counters, ncu)", 2);
     tcase_add_test(atomics, test_each_byte_counted_with_a_shared_atomic);
     add_if_tool(suite, atomics, 1, can_profile(), profile_tool_missing());
+
+    TCase *loaded = exercise_tcase("each byte of the input loaded once (GPU counters, ncu)", 2);
+    tcase_add_test(loaded, test_each_byte_of_the_input_loaded_once);
+    add_if_tool(suite, loaded, 1, can_profile(), profile_tool_missing());
 
     TCase *merge = exercise_tcase("the whole block merges, one global atomic per bin (GPU "
                                   "counters, ncu)",

@@ -329,6 +329,22 @@ START_TEST(test_too_few_blocks_for_a_float_bound_is_a_usage_error)
 }
 END_TEST
 
+/* The same, in blocks of 256 and 1024 threads, where each thread zeroes one
+ * bin or none: the barrier between zeroing and adding is still needed there
+ * (a warp that runs late zeroes a bin after another has added to it), and
+ * racecheck reports the add that no barrier orders after the zero store. */
+static const char *const large_block_race_runs[] = {
+    "--size 64K --blocks 2 --threads 256 --reps 1",
+    "--size 64K --blocks 2 --threads 1024 --reps 1"};
+#define LARGE_BLOCK_RACE_RUNS                                                                      \
+    ((int)(sizeof large_block_race_runs / sizeof large_block_race_runs[0]))
+
+START_TEST(test_no_shared_memory_races_in_large_blocks)
+{
+    check_no_gpu_races(large_block_race_runs[_i]);
+}
+END_TEST
+
 /* ------------------------------------------ the atomics' scope, in PTX -- */
 
 /* Every block adds its merge to the same global bins: an atomic of block
@@ -381,6 +397,15 @@ int main(int argc, char **argv)
     tcase_set_timeout(races, 300);
     tcase_add_loop_test(races, test_no_shared_memory_races, 0, RACE_RUNS);
     add_if_tool(suite, races, RACE_RUNS, have_compute_sanitizer(),
+                "compute-sanitizer (CUDA toolkit)");
+
+    TCase *large_races = exercise_tcase("no shared-memory races in blocks of 256 and 1024 threads "
+                                        "(racecheck)",
+                                        2);
+    tcase_set_timeout(large_races, 300);
+    tcase_add_loop_test(large_races, test_no_shared_memory_races_in_large_blocks, 0,
+                        LARGE_BLOCK_RACE_RUNS);
+    add_if_tool(suite, large_races, LARGE_BLOCK_RACE_RUNS, have_compute_sanitizer(),
                 "compute-sanitizer (CUDA toolkit)");
 
     TCase *large = exercise_tcase("the largest input, 4 GiB - 1 bytes: every weight summed", 0);

@@ -340,6 +340,23 @@ START_TEST(test_no_shared_memory_races)
 }
 END_TEST
 
+/* The same, in blocks of 1024 threads, where each thread zeroes a few bins
+ * of the range: the barrier between zeroing and counting is still needed
+ * there (a warp that runs late zeroes a bin after another has counted into
+ * it), and racecheck reports the count that no barrier orders after the zero
+ * store. */
+static const char *const large_block_race_runs[] = {
+    "--bins 4096 --size 16K --blocks 2 --threads 1024 --reps 1",
+    "--bins 65536 --size 16K --blocks 2 --threads 1024 --reps 1"};
+#define LARGE_BLOCK_RACE_RUNS                                                                      \
+    ((int)(sizeof large_block_race_runs / sizeof large_block_race_runs[0]))
+
+START_TEST(test_no_shared_memory_races_in_blocks_of_1024)
+{
+    check_no_gpu_races(large_block_race_runs[_i]);
+}
+END_TEST
+
 /* Nsight Compute counts what histo_kernel did, summed over every launch of a
  * run (the passes of each histogram the program makes: warm-up, kernel-only,
  * end to end). Per histogram, on 8 Mi uniform 16-bit values over 16 blocks:
@@ -569,6 +586,15 @@ int main(int argc, char **argv)
     tcase_set_timeout(races, 300);
     tcase_add_loop_test(races, test_no_shared_memory_races, 0, RACE_RUNS);
     add_if_tool(suite, races, RACE_RUNS, have_compute_sanitizer(),
+                "compute-sanitizer (CUDA toolkit)");
+
+    TCase *large_races = exercise_tcase("no shared-memory races in blocks of 1024 threads "
+                                        "(racecheck)",
+                                        0);
+    tcase_set_timeout(large_races, 300);
+    tcase_add_loop_test(large_races, test_no_shared_memory_races_in_blocks_of_1024, 0,
+                        LARGE_BLOCK_RACE_RUNS);
+    add_if_tool(suite, large_races, LARGE_BLOCK_RACE_RUNS, have_compute_sanitizer(),
                 "compute-sanitizer (CUDA toolkit)");
 
     TCase *inside = exercise_tcase("counted in shared memory, merged by every thread (ncu)", 2);

@@ -9,7 +9,10 @@
  */
 #include "stage_checks.h"
 
+#include <libgen.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* 1 chunk, chunks that leave a remainder, a prime number of them, more chunks
  * than streams, and more chunks than the small inputs have bytes. */
@@ -357,9 +360,47 @@ START_TEST(test_indexing_past_2_gib)
 }
 END_TEST
 
+/* build/pinned_streams-refuse makes the N-th cudaHostAlloc of the process fail
+ * with cudaErrorMemoryAllocation (PINNED_STREAMS_REFUSE=N), as a low
+ * RLIMIT_MEMLOCK or a size near the host's memory does. The program must stop
+ * there with the reason and a non-zero exit: not count from malloc'd memory
+ * instead, whose copies are staged and serialised while the report still
+ * times page-locked chunks. */
+static char refuse_program[4096]; /* linked with check_pinned_streams_refuse.c, beside the check */
+static const char *const refusals[] = {"--size 1000003 --reps 1", "--size 1000003 --reps 1 --csv"};
+#define REFUSALS ((int)(sizeof refusals / sizeof refusals[0]))
+
+START_TEST(test_memory_that_cannot_be_locked_stops_the_program)
+{
+    const char *args = refusals[_i];
+    ck_assert(setenv("PINNED_STREAMS_REFUSE", "1", 1) == 0);
+    const char *saved = strdup(stage_program());
+    struct stage_output o;
+    set_stage_program(refuse_program);
+    set_run_time_limit(60);
+    run_stage(args, &o);
+    set_run_time_limit(0);
+    set_stage_program(saved);
+    free((void *)saved);
+    unsetenv("PINNED_STREAMS_REFUSE");
+    ck_assert_msg(
+        o.exit_status > 0 && o.exit_status != 77 && !o.says_verified && !strstr(o.out, ",yes") &&
+            (strstr(o.err, "cudaHostAlloc") || strstr(o.err, "out of memory")),
+        "%s %s, where the first cudaHostAlloc returns cudaErrorMemoryAllocation (the "
+        "host cannot lock the input): %s, stdout: %.300s, stderr: %s; expected a "
+        "non-zero exit with the failed call or its error on stderr and no verified result: a "
+        "buffer that cannot be pinned is an error, not a reason to count from "
+        "pageable memory",
+        refuse_program, args, exit_meaning(&o), o.out, o.err);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("09_pinned_streams", argc, argv);
+    char here[4096];
+    snprintf(here, sizeof here, "%s", argv[0]);
+    snprintf(refuse_program, sizeof refuse_program, "%s/pinned_streams-refuse", dirname(here));
     Suite *suite = suite_create("exercise 09: page-locked memory and streams");
     /* Without a GPU the program exits 77 and every check is counted as skipped. */
     TCase *bytes = exercise_tcase("every byte of every chunk counted once", 3);
@@ -370,6 +411,15 @@ int main(int argc, char **argv)
     tcase_set_timeout(pinned, 120);
     tcase_add_loop_test(pinned, test_host_memory_is_page_locked, 0, LOCKED_RUNS);
     add_if_runnable(suite, pinned, LOCKED_RUNS);
+    TCase *refused = exercise_tcase("memory that cannot be page-locked stops the program", 1);
+    tcase_set_timeout(refused, 120);
+    tcase_add_loop_test(refused, test_memory_that_cannot_be_locked_stops_the_program, 0, REFUSALS);
+    if (access(refuse_program, X_OK) == 0)
+        add_if_runnable(suite, refused, REFUSALS);
+    else {
+        printf("%s is missing (make check builds it)\n", refuse_program);
+        add_skipped(REFUSALS);
+    }
     TCase *overlap = exercise_tcase("copies overlap other chunks' kernels", 2);
     tcase_add_loop_test(overlap, test_copies_overlap_other_chunks_kernels, 0, OVERLAPS);
     tcase_add_loop_test(overlap, test_every_chunk_holds_its_share_of_a_small_input, 0, SHARE_RUNS);

@@ -8,6 +8,7 @@
  */
 #include "stage_checks.h"
 
+#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -382,9 +383,54 @@ START_TEST(test_a_share_past_2_gib_follows_the_times)
 }
 END_TEST
 
+/* build/cpu_gpu_split-fail makes the N-th cudaStreamSynchronize of the process
+ * wait as usual and then return cudaErrorLaunchFailure (CPU_GPU_SPLIT_FAIL=N),
+ * as the wait does when the GPU's copy in, kernel or copy back faulted. With
+ * --reps 1 each of the three rows runs count_split twice (a warm-up, then the
+ * timed run): call 1 is the GPU-only row's first, call 6 the split's timed
+ * run, whose bins are reported. The program must stop there with the reason
+ * and a non-zero exit: not add the GPU's bins, stale or zero, to the CPU's. */
+static char fail_program[4096]; /* linked with check_cpu_gpu_split_fail.c, beside the check */
+static const struct failure {
+    const char *args;
+    int call;
+} failures[] = {{"--size 1000003 --reps 1 --cpu-bytes 500001", 1},
+                {"--size 1000003 --reps 1 --cpu-bytes 500001", 6}};
+#define FAILURES ((int)(sizeof failures / sizeof failures[0]))
+
+START_TEST(test_a_gpu_share_that_fails_stops_the_program)
+{
+    const struct failure *k = &failures[_i];
+    char call[16];
+    snprintf(call, sizeof call, "%d", k->call);
+    ck_assert(setenv("CPU_GPU_SPLIT_FAIL", call, 1) == 0);
+    const char *saved = strdup(stage_program());
+    struct stage_output o;
+    set_stage_program(fail_program);
+    set_run_time_limit(60);
+    run_stage(k->args, &o);
+    set_run_time_limit(0);
+    set_stage_program(saved);
+    free((void *)saved);
+    unsetenv("CPU_GPU_SPLIT_FAIL");
+    ck_assert_msg(
+        o.exit_status > 0 && o.exit_status != 77 && !o.says_verified &&
+            (strstr(o.err, "cudaStreamSynchronize") || strstr(o.err, "unspecified launch failure")),
+        "%s %s, where cudaStreamSynchronize call %d returns cudaErrorLaunchFailure "
+        "(the GPU's share faulted): %s, stdout: %.300s, stderr: %s; expected a "
+        "non-zero exit with the failed call or its error on stderr and no verified "
+        "result: the wait for the GPU's bins is where an asynchronous failure shows, "
+        "and its result is checked like any other",
+        fail_program, k->args, k->call, exit_meaning(&o), o.out, o.err);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("10_cpu_gpu_split", argc, argv);
+    char here[4096];
+    snprintf(here, sizeof here, "%s", argv[0]);
+    snprintf(fail_program, sizeof fail_program, "%s/cpu_gpu_split-fail", dirname(here));
     Suite *suite = suite_create("exercise 10: the CPU and the GPU at once");
     /* Without a GPU the program exits 77 and every check is counted as skipped. */
     TCase *bytes = exercise_tcase("every byte counted once, on one side or the other", 3);
@@ -402,6 +448,15 @@ int main(int argc, char **argv)
     TCase *overlap = exercise_tcase("the CPU counts while the GPU works", 2);
     tcase_add_loop_test(overlap, test_the_cpu_counts_while_the_gpu_works, 0, OVERLAP_RUNS);
     add_if_runnable(suite, overlap, OVERLAP_RUNS);
+    TCase *failed = exercise_tcase("a GPU share that fails stops the program", 2);
+    tcase_set_timeout(failed, 120);
+    tcase_add_loop_test(failed, test_a_gpu_share_that_fails_stops_the_program, 0, FAILURES);
+    if (access(fail_program, X_OK) == 0)
+        add_if_runnable(suite, failed, FAILURES);
+    else {
+        printf("%s is missing (make check builds it)\n", fail_program);
+        add_skipped(FAILURES);
+    }
     TCase *report = exercise_tcase("the report, the CSV, the options", 0);
     tcase_add_test(report, test_reports_three_rows);
     tcase_add_test(report, test_csv_prints_header_and_three_verified_rows);

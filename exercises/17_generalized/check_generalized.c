@@ -486,6 +486,41 @@ START_TEST(test_spline_bins_on_the_gpu_far_from_0_on_the_bins_edges)
 }
 END_TEST
 
+/* Keys exactly on a bin's centre, on the GPU: with 8 bins over [0, 1) the
+ * keys 3/16, 7/16 and 11/16 have places 1.5, 3.5 and 5.5 exactly, and with
+ * 100 bins the keys 1/8, 3/8, 5/8 and 7/8 have places 12.5, 37.5, 62.5 and
+ * 87.5 (float products, exact), so d is 0 and each key gives 1/8, 3/4 and 1/8
+ * to its bin and the two beside it, like any other key. Keys on a grid land
+ * there often. The host's --laws tries centres too, but on the host's path:
+ * these are the GPU's. The centres are every other bin's or further apart,
+ * so that no bin's loss is made up by its neighbours' keys (every centre
+ * full alike would give each bin 1 a key either way). 500 keys a centre: a
+ * key given wholly to its bin moves that bin by 125 and each neighbour by
+ * 62.5, thousands of times their tolerance (these sums are exact in float). */
+static const struct {
+    unsigned bins, centres;
+    float first, step;
+} centre_cases[] = {{8, 3, 3.0f / 16, 1.0f / 4}, {100, 4, 1.0f / 8, 1.0f / 4}};
+#define CENTRE_CASES ((int)(sizeof centre_cases / sizeof centre_cases[0]))
+
+START_TEST(test_spline_bins_on_the_gpu_split_keys_on_the_centres)
+{
+    enum { EACH = 500 };
+    unsigned centres = centre_cases[_i].centres, bins = centre_cases[_i].bins;
+    size_t n = (size_t)EACH * centres;
+    float *keys = malloc(sizeof *keys * n);
+    ck_assert(keys != NULL);
+    for (size_t i = 0; i < n; i++)
+        keys[i] = centre_cases[_i].first + (float)(i % centres) * centre_cases[_i].step;
+    char path[32], args[256];
+    write_temporary(path, keys, sizeof *keys, n);
+    snprintf(args, sizeof args, "--file %s --bins %u --reps 1 --print-bins", path, bins);
+    check_spline(keys, n, 0, 1, bins, args);
+    unlink(path);
+    free(keys);
+}
+END_TEST
+
 /* ------------------------------------------ 6: nearest_hue, darkest, GPU -- */
 
 /* How far the hue of a pixel in hue bin `bin` is from the bin's centre, in
@@ -691,6 +726,11 @@ int main(int argc, char **argv)
     tcase_add_test(placed, test_spline_bins_on_the_gpu_give_nothing_for_keys_outside_the_range);
     tcase_add_test(placed, test_spline_bins_on_the_gpu_far_from_0_on_the_bins_edges);
     add_if_runnable(suite, placed, SPLINE_CASES + 2);
+
+    TCase *centres = exercise_tcase("spline bins on the GPU, keys exactly on bin centres", 5);
+    tcase_add_loop_test(centres, test_spline_bins_on_the_gpu_split_keys_on_the_centres, 0,
+                        CENTRE_CASES);
+    add_if_runnable(suite, centres, CENTRE_CASES);
 
     TCase *cost = exercise_tcase("a key's work does not grow with the bins, an item is one load "
                                  "(GPU counters, ncu)",
