@@ -605,6 +605,55 @@ START_TEST(test_undefined_behaviour_sanitizer_reports_nothing)
 }
 END_TEST
 
+/* The default launch is what --help says: one thread per core (at most
+ * 1024), timed against one thread. */
+START_TEST(test_default_launch_is_one_thread_per_core)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int expected = cores < 1 ? 1 : cores > 1024 ? 1024 : (int)cores;
+    if (expected < 2)
+        return; /* one core: the default is one thread, nothing to tell apart */
+    struct stage_output o;
+    run_stage("--size 100000 --reps 1", &o);
+    ck_assert_msg(o.exit_status == 0, "--size 100000 --reps 1: %s, stderr: %s", exit_meaning(&o),
+                  o.err);
+    char row[32];
+    snprintf(row, sizeof row, "\n%d threads ", expected);
+    ck_assert_msg(strstr(o.out, row) != NULL,
+                  "--size 100000 --reps 1 (no --threads): expected a row '%d threads ...': with "
+                  "no --threads the program runs one thread per core (this machine has %ld), as "
+                  "--help says; got: %s",
+                  expected, cores, o.out);
+}
+END_TEST
+
+/* --csv prints only CSV: every line of stdout has the header's commas. */
+START_TEST(test_csv_prints_only_csv)
+{
+    const char *args = "--size 100000 --threads 2 --reps 1 --csv";
+    struct stage_output o;
+    run_stage(args, &o);
+    ck_assert_msg(o.exit_status == 0, "%s: %s, stderr: %s", args, exit_meaning(&o), o.err);
+    int header = -1, lines = 0;
+    for (const char *p = o.out; *p;) {
+        const char *end = strchr(p, '\n');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        int commas = 0;
+        for (size_t i = 0; i < len; i++)
+            commas += p[i] == ',';
+        if (header < 0)
+            header = commas;
+        ck_assert_msg(header > 0 && commas == header,
+                      "%s: every line of stdout must be CSV with the header's %d commas; this "
+                      "one is not: '%.*s' (a report line belongs only to the table output)",
+                      args, header, (int)len, p);
+        lines++;
+        p = end ? end + 1 : p + len;
+    }
+    ck_assert_msg(lines >= 3, "%s: expected a header and two rows, got: %s", args, o.out);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("01_cpu_threads", argc, argv);
@@ -621,7 +670,9 @@ int main(int argc, char **argv)
     tcase_set_timeout(right, 120);
     tcase_add_loop_test(right, test_bins_match_reference_for_any_thread_count, 0, COUNTS);
     tcase_add_loop_test(right, test_reports_the_speed_up_over_one_thread, 0, 2);
-    add_tcase(suite, right, COUNTS + 2);
+    tcase_add_test(right, test_default_launch_is_one_thread_per_core);
+    tcase_add_test(right, test_csv_prints_only_csv);
+    add_tcase(suite, right, COUNTS + 4);
 
     TCase *refused = exercise_tcase("a thread that cannot start stops the program, with the "
                                     "reason",

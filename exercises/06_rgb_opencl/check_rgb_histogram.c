@@ -157,6 +157,14 @@ START_TEST(test_pixels_past_2_to_the_24_match_reference)
 }
 END_TEST
 
+/* One work-item over a uniform picture meets 100000 equal pixels in a row:
+ * a count kept in a narrow type (65535 at most) wraps on it. */
+START_TEST(test_one_work_item_counts_a_uniform_picture)
+{
+    check_generated(300000, DATA_CONSTANT, 1, "--blocks 1 --threads 1");
+}
+END_TEST
+
 /* Work-groups smaller than 256 zero and merge with a stride, and one of 512
  * has work-items with no bin; 33 is no power of two; one work-group must
  * still cover every pixel, and 1000 of 32 are more work-items than pixels. */
@@ -606,7 +614,8 @@ int main(int argc, char **argv)
     tcase_add_loop_test(counts, test_generated_pixels_of_every_size_and_kind_match_reference, 0,
                         SIZES * KINDS);
     tcase_add_test(counts, test_pixels_past_2_to_the_24_match_reference);
-    add_if_runnable(suite, counts, 2 + SIZES * KINDS);
+    tcase_add_test(counts, test_one_work_item_counts_a_uniform_picture);
+    add_if_runnable(suite, counts, 3 + SIZES * KINDS);
 
     TCase *local = exercise_tcase("each channel counted in local memory", 2);
     tcase_add_test(local, test_the_kernel_keeps_three_local_histograms);

@@ -513,13 +513,35 @@ static void program_beside_check(char *path, size_t size, const char *check, con
 
 START_TEST(test_bad_ranges_and_bins_are_usage_errors)
 {
-    static const char *const bad[] = {"--bins 0",         "--bins 16777217", "--lo 5 --hi 5",
-                                      "--lo 6 --hi 5",    "--hi 2147483648", "--lo -2147483649",
-                                      "--key 2147483648", "--size 6"};
+    static const char *const bad[] = {
+        "--bins 0",         "--bins 16777217", "--lo 5 --hi 5",
+        "--lo 6 --hi 5",    "--hi 2147483648", "--lo -2147483649",
+        "--key 2147483648", "--size 6",        "--image ../../data/chelsea.bmp"};
     struct stage_output o;
     run_stage(bad[_i], &o);
     ck_assert_msg(o.exit_status == EXIT_USAGE, "%s: %s, expected exit 2 (bad usage)", bad[_i],
                   exit_meaning(&o));
+}
+END_TEST
+
+/* A file is a run of whole 4-byte keys: one of 5 bytes is refused, not
+ * read as one key with its last byte dropped. */
+START_TEST(test_a_file_of_part_keys_is_a_usage_error)
+{
+    char path[] = "/tmp/bin_edges-5-bytes-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_msg(fd >= 0, "cannot make a file in /tmp");
+    ck_assert(write(fd, "\1\0\0\0\2", 5) == 5);
+    close(fd);
+    char args[128];
+    snprintf(args, sizeof args, "--file %s", path);
+    struct stage_output o;
+    run_stage(args, &o);
+    unlink(path);
+    ck_assert_msg(o.exit_status == EXIT_USAGE,
+                  "%s (a file of 5 bytes: one key and one byte more): %s, expected exit 2 (bad "
+                  "usage: the file is not a whole number of 4-byte keys)",
+                  args, exit_meaning(&o));
 }
 END_TEST
 
@@ -582,7 +604,8 @@ int main(int argc, char **argv)
         add_skipped(WIDE);
     }
     TCase *usage = exercise_tcase("bad ranges and bins are refused (exit 2)", 0);
-    tcase_add_loop_test(usage, test_bad_ranges_and_bins_are_usage_errors, 0, 8);
-    add_tcase(suite, usage, 8);
+    tcase_add_loop_test(usage, test_bad_ranges_and_bins_are_usage_errors, 0, 9);
+    tcase_add_test(usage, test_a_file_of_part_keys_is_a_usage_error);
+    add_tcase(suite, usage, 10);
     return run_exercise(suite);
 }

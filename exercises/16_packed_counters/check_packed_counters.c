@@ -383,6 +383,46 @@ START_TEST(test_each_function_has_no_undefined_behaviour)
 }
 END_TEST
 
+/* --threads takes only 1 here (one thread makes every add): 4 is bad usage. */
+START_TEST(test_threads_above_one_is_a_usage_error)
+{
+    struct stage_output o;
+    run_stage("--size 1000 --threads 4", &o);
+    ck_assert_msg(o.exit_status == EXIT_USAGE,
+                  "--size 1000 --threads 4: %s, expected exit 2 (bad usage: --threads takes "
+                  "only 1)",
+                  exit_meaning(&o));
+}
+END_TEST
+
+/* --csv prints only CSV, --show-packing or not: every line of stdout has the
+ * header's commas. */
+START_TEST(test_csv_with_show_packing_prints_only_csv)
+{
+    const char *args = "--size 1000 --reps 1 --csv --show-packing";
+    struct stage_output o;
+    run_stage(args, &o);
+    ck_assert_msg(o.exit_status == 0, "%s: %s, stderr: %s", args, exit_meaning(&o), o.err);
+    int header = -1, lines = 0;
+    for (const char *p = o.out; *p;) {
+        const char *end = strchr(p, '\n');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        int commas = 0;
+        for (size_t i = 0; i < len; i++)
+            commas += p[i] == ',';
+        if (header < 0)
+            header = commas;
+        ck_assert_msg(header > 0 && commas == header,
+                      "%s: every line of stdout must be CSV with the header's %d commas; this "
+                      "one is not: '%.*s' (a report line belongs only to the table output)",
+                      args, header, (int)len, p);
+        lines++;
+        p = end ? end + 1 : p + len;
+    }
+    ck_assert_msg(lines >= 2, "%s: expected a header and a row, got: %s", args, o.out);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("16_packed_counters", argc, argv);
@@ -426,6 +466,8 @@ int main(int argc, char **argv)
     }
     int usage_checks = 0;
     TCase *usage = usage_tcase(false, &usage_checks);
-    add_tcase(suite, usage, usage_checks);
+    tcase_add_test(usage, test_threads_above_one_is_a_usage_error);
+    tcase_add_test(usage, test_csv_with_show_packing_prints_only_csv);
+    add_tcase(suite, usage, usage_checks + 2);
     return run_exercise(suite);
 }

@@ -443,6 +443,27 @@ START_TEST(test_the_laws_of_overlap_hold)
 }
 END_TEST
 
+/* The printed bound of perfect overlap is no later than any schedule's end:
+ * the busiest resource's total over its engines, but never less than its
+ * longest single step (one step runs on one engine). With two copy engines
+ * and a 10 ms copy among 1 ms ones, the bound and the end are 10 ms. */
+START_TEST(test_perfect_overlap_is_no_less_than_the_longest_step)
+{
+    const char *args = "--in 10,1,1 --engines 2 --streams 3";
+    struct model_run r;
+    run_model(args, &r);
+    const char *line = strstr(r.o.out, "perfect overlap ");
+    double perfect = -1;
+    ck_assert_msg(line && sscanf(line, "perfect overlap %lf", &perfect) == 1,
+                  "%s: no 'perfect overlap T ms' in the bounds line: %.400s", args, r.o.out);
+    ck_assert_msg(near(perfect, 10.0) && perfect < r.end + EPSILON,
+                  "%s: perfect overlap %.6f ms, expected 10 ms (the model ends at %.6f): the "
+                  "bound is the busiest resource's total over its engines, but no less than its "
+                  "longest single step, which one engine runs alone",
+                  args, perfect, r.end);
+}
+END_TEST
+
 /* --------------------------------------------------- the recorded timeline -- */
 
 /* The last event of one way in the recorded timeline: what the GPU measured. */
@@ -508,6 +529,7 @@ static const char *const bad_usage[] = {
     "--in nan",
     "--in 1,",
     "--chunks 3 --in 1,2",
+    "--chunks 2 --in 1,2,3",
     "--in 1,2 --kernel 1,2,3",
     "--timeline /no/such/timeline.txt",
     "--timeline " TIMELINE " --in 1",
@@ -536,7 +558,8 @@ int main(int argc, char **argv)
     add_tcase(suite, rules, HAND_MADE + RULE_CASES);
     TCase *laws = exercise_tcase("the laws of overlap, on made-up cases", 3);
     tcase_add_loop_test(laws, test_the_laws_of_overlap_hold, 0, LAW_CASES);
-    add_tcase(suite, laws, LAW_CASES);
+    tcase_add_test(laws, test_perfect_overlap_is_no_less_than_the_longest_step);
+    add_tcase(suite, laws, LAW_CASES + 1);
     TCase *h100 = exercise_tcase("the H100's recorded timeline of stage 06, within 2%", 3);
     tcase_add_loop_test(h100, test_the_recorded_h100_timeline_is_predicted, 0, 2);
     add_tcase(suite, h100, 2);

@@ -656,6 +656,20 @@ START_TEST(test_remap_of_a_picture_past_2_to_the_31_pixels)
 }
 END_TEST
 
+/* A write that fails is an error: /dev/full takes no byte, so the program
+ * exits 1 with the reason, never "wrote:" and 0. */
+START_TEST(test_a_failed_write_exits_1)
+{
+    const char *args = "--size 1000 --write /dev/full";
+    struct stage_output o;
+    run_stage(args, &o);
+    ck_assert_msg(o.exit_status == 1 && o.err[0] != '\0',
+                  "%s: %s, stderr: '%s'; expected exit 1 with the reason on stderr: /dev/full "
+                  "refuses every byte, so fwrite or fclose reports the failure",
+                  args, exit_meaning(&o), o.err);
+}
+END_TEST
+
 /* ------------------------------------------------------------ 6. usage -- */
 
 static const char *const refused[] = {"--threads 2",
@@ -693,7 +707,8 @@ int main(int argc, char **argv)
     TCase *remaps = exercise_tcase("the remap: every pixel through the table (--write)", 2);
     tcase_set_timeout(remaps, 120);
     tcase_add_loop_test(remaps, test_every_pixel_goes_through_the_table, 0, REMAPS);
-    add_tcase(suite, remaps, REMAPS);
+    tcase_add_test(remaps, test_a_failed_write_exits_1);
+    add_tcase(suite, remaps, REMAPS + 1);
     /* Beside this check, the Makefile builds check_equalize_table.c around
      * your equalize.c, and again with -m32 where the compiler can. */
     snprintf(table_program, sizeof table_program, "%s", argv[0]);
