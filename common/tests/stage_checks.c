@@ -167,6 +167,31 @@ const char *exit_meaning(const struct stage_output *o)
     return w;
 }
 
+void check_stdout_is_only_csv(const char *args, int min_lines)
+{
+    struct stage_output o;
+    run_stage(args, &o);
+    ck_assert_msg(o.exit_status == 0, "%s: %s, stderr: %s", args, exit_meaning(&o), o.err);
+    int header = -1, lines = 0;
+    for (const char *p = o.out; *p;) {
+        const char *end = strchr(p, '\n');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        int commas = 0;
+        for (size_t i = 0; i < len; i++)
+            commas += p[i] == ',';
+        if (header < 0)
+            header = commas;
+        ck_assert_msg(header > 0 && commas == header,
+                      "%s: every line of stdout must be CSV with the header's %d commas; this "
+                      "one is not: '%.*s' (a report line belongs only to the table output)",
+                      args, header, (int)len, p);
+        lines++;
+        p = end ? end + 1 : p + len;
+    }
+    ck_assert_msg(lines >= min_lines, "%s: expected a header and %d row%s, got: %s", args,
+                  min_lines - 1, min_lines == 2 ? "" : "s", o.out);
+}
+
 void check_matches_reference(size_t size, enum data_kind kind, uint64_t seed,
                              const char *extra_args)
 {

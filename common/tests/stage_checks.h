@@ -53,6 +53,11 @@ void set_stage_program(const char *path);
 void check_matches_reference(size_t size, enum data_kind kind, uint64_t seed,
                              const char *extra_args);
 
+/* Runs the program with args (which include --csv) and asserts exit 0 and
+ * that every line of stdout has the header's number of commas (no report
+ * line among the rows), with at least min_lines lines, the header counted. */
+void check_stdout_is_only_csv(const char *args, int min_lines);
+
 /* make test checks a sample of each matrix of cases, make test-full all of
  * them (it sets TEST_FULL=1). A sample of a matrix takes every value of each
  * dimension at least once: its case k takes value k mod n of a dimension of n

@@ -630,27 +630,7 @@ END_TEST
 /* --csv prints only CSV: every line of stdout has the header's commas. */
 START_TEST(test_csv_prints_only_csv)
 {
-    const char *args = "--size 100000 --threads 2 --reps 1 --csv";
-    struct stage_output o;
-    run_stage(args, &o);
-    ck_assert_msg(o.exit_status == 0, "%s: %s, stderr: %s", args, exit_meaning(&o), o.err);
-    int header = -1, lines = 0;
-    for (const char *p = o.out; *p;) {
-        const char *end = strchr(p, '\n');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        int commas = 0;
-        for (size_t i = 0; i < len; i++)
-            commas += p[i] == ',';
-        if (header < 0)
-            header = commas;
-        ck_assert_msg(header > 0 && commas == header,
-                      "%s: every line of stdout must be CSV with the header's %d commas; this "
-                      "one is not: '%.*s' (a report line belongs only to the table output)",
-                      args, header, (int)len, p);
-        lines++;
-        p = end ? end + 1 : p + len;
-    }
-    ck_assert_msg(lines >= 3, "%s: expected a header and two rows, got: %s", args, o.out);
+    check_stdout_is_only_csv("--size 100000 --threads 2 --reps 1 --csv", 3);
 }
 END_TEST
 
