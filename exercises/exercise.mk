@@ -14,6 +14,7 @@
 #                           (the solution with one classic mistake: its check must fail)
 #   make check CHECK_ALL=1  run every group of checks, not only up to the first that fails
 #   make check CHECK_ONLY=text  run only the groups whose names contain text
+#   make check CHECK_REQUIRE=1  a group left out for want of a tool or memory is no pass (77)
 #   make run ARGS='...'     run your program
 NAME := $(notdir $(CURDIR))
 SOLUTION_DIR := ../solutions/$(NAME)
