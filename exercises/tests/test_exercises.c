@@ -10,6 +10,8 @@
  * that links, outside those markers, to a file the copy leaves out. In the
  * copy, report writes one CSV row per exercise under a fixed header, quotes a
  * name as RFC 4180 says, sums each exercise's files and follows its last check.
+ * A check with a group left out for want of a tool passes, and with
+ * CHECK_REQUIRE=1 is "not checked here" instead.
  * Runs from exercises/ (make -C exercises test); in a copy without solutions,
  * every check is reported skipped.
  */
@@ -422,6 +424,67 @@ START_TEST(test_check_of_a_cpu_starter_in_the_copy_fails_with_its_hint)
 }
 END_TEST
 
+/* A check with a group left out for want of a tool passes, unless
+ * CHECK_REQUIRE=1 asks for every group: then it is "not checked here" (77).
+ * Exercise 06 with its solution, where oclgrind is a program that fails. */
+START_TEST(test_check_require_turns_a_group_left_out_into_not_checked)
+{
+    char command[COMMAND_MAX];
+    snprintf(
+        command, sizeof command,
+        "mkdir -p '%s/no-oclgrind' && printf '#!/bin/sh\\nexit 127\\n' "
+        ">'%s/no-oclgrind/oclgrind' && chmod +x '%s/no-oclgrind/oclgrind' && "
+        "cp '%s/exercises/solutions/06_rgb_opencl/rgb_histogram.cl' '%s/exercises/06_rgb_opencl/'",
+        copy, copy, copy, root, copy);
+    ck_assert_msg(shell(command) == 0, "failed: %s", command);
+    char run[COMMAND_MAX / 2];
+    snprintf(run, sizeof run,
+             "PATH='%s/no-oclgrind':\"$PATH\" make --no-print-directory -s -C 06_rgb_opencl check",
+             copy);
+    /* one group that Oclgrind does not run: the first the check lists without it */
+    snprintf(command, sizeof command,
+             "make --no-print-directory -s -C 06_rgb_opencl check-built >/dev/null && "
+             "CHECK_ONLY=/no-group/ %s",
+             run);
+    struct ran listing = in_copy(command);
+    char group[256] = "";
+    for (const char *line = listing.out; *line && !group[0]; line += strcspn(line, "\n")) {
+        line += *line == '\n';
+        size_t len = strcspn(line, "\n");
+        if (len > 2 && len < sizeof group && !strncmp(line, "  ", 2)) {
+            memcpy(group, line + 2, len - 2);
+            group[len - 2] = '\0';
+            if (strstr(group, "Oclgrind") || strchr(group, '\''))
+                group[0] = '\0';
+        }
+    }
+    ck_assert_msg(group[0], "no group to run without Oclgrind in:\n%s%s", listing.out, listing.err);
+    free_ran(&listing);
+
+    snprintf(command, sizeof command, "CHECK_ONLY='%s' %s", group, run);
+    struct ran lenient = in_copy(command);
+    if (strstr(lenient.out, "06_rgb_opencl: not checked here: needs")) {
+        printf("SKIPPED: the CHECK_REQUIRE check: exercise 06 cannot run here: %s", lenient.out);
+        free_ran(&lenient);
+        return;
+    }
+    ck_assert_msg(lenient.status == 0 && strstr(lenient.out, " not run here"),
+                  "without CHECK_REQUIRE, a group left out for want of Oclgrind is not a pass "
+                  "with groups not run (exit %d):\n%s%s",
+                  lenient.status, lenient.out, lenient.err);
+    free_ran(&lenient);
+
+    snprintf(command, sizeof command, "CHECK_REQUIRE=1 CHECK_ONLY='%s' %s", group, run);
+    struct ran strict = in_copy(command);
+    ck_assert_msg(strict.status != 0 && strstr(strict.out, "06_rgb_opencl: not checked here: ") &&
+                      strstr(strict.out, "CHECK_REQUIRE=1") && strstr(strict.err, "Error 77"),
+                  "CHECK_REQUIRE=1 did not make a group left out 'not checked here', exit 77 "
+                  "(exit %d):\n%s%s",
+                  strict.status, strict.out, strict.err);
+    free_ran(&strict);
+}
+END_TEST
+
 /* The instructors' targets in a copy, each of which must say why it cannot run. */
 static const char *const instructor_targets[] = {
     "check-solutions", "check-starters", "check-mutants", "-C 01_cpu_threads check SOLUTION=1",
@@ -741,8 +804,9 @@ int main(void)
     tcase_add_test(report, test_report_refuses_an_empty_name_in_one_line);
     tcase_add_test(report, test_report_sums_the_students_files_and_follows_an_edit);
     tcase_add_test(report, test_report_result_follows_the_last_check);
+    tcase_add_test(report, test_check_require_turns_a_group_left_out_into_not_checked);
     /* the single tests above, and the loops' */
-    const int checks = 10 + markers + links + targets + 6;
+    const int checks = 10 + markers + links + targets + 7;
 
     const char *why = cannot_run();
     if (why == NULL) {
