@@ -292,6 +292,233 @@ START_TEST(test_each_warp_reads_32_bytes_in_a_row)
 }
 END_TEST
 
+/* ----------------------------------------------------------------- edge -- */
+
+/* Reads "launch:     B blocks x T threads" from a report, or fails. */
+static void read_launch(const char *args, const struct stage_output *o, long *blocks, int *threads)
+{
+    const char *line = strstr(o->out, "\nlaunch:");
+    ck_assert_msg(line && sscanf(line, "\nlaunch: %ld blocks x %d threads", blocks, threads) == 2,
+                  "%s: no 'launch: B blocks x T threads' line in: %s", args, o->out);
+}
+
+/* With no option at all, the program runs what --help says: the book's 100
+ * MiB of uniform bytes (seed 1), 10 timed runs, and the book's launch, 2
+ * blocks per SM of 256 threads (the block count the program itself gives
+ * --blocks-per-sm 2), every bin verified and nothing lost. */
+START_TEST(test_edge_defaults_with_no_options)
+{
+    const char *book = "--size 4096 --reps 1 --blocks-per-sm 2 --threads 256";
+    struct stage_output o;
+    run_stage(book, &o);
+    ck_assert_msg(o.exit_status == 0, "%s: %s, stderr: %s", book, exit_meaning(&o), o.err);
+    long book_blocks, blocks;
+    int book_threads, threads;
+    read_launch(book, &o, &book_blocks, &book_threads);
+    run_stage("", &o);
+    ck_assert_msg(o.exit_status == 0 && o.says_verified,
+                  "(no options): expected exit 0 and 'verified: yes', got %s; stderr: %s",
+                  exit_meaning(&o), o.err);
+    ck_assert_msg(strstr(o.out, "\ninput:      uniform, 104857600 bytes, seed 1\n"),
+                  "(no options): expected the default input, 100 MiB of uniform bytes, seed 1: %s",
+                  o.out);
+    ck_assert_msg(strstr(o.out, "(median of 10 runs after 1 warm-up)"),
+                  "(no options): expected the default 10 timed runs: %s", o.out);
+    ck_assert_msg(o.has_sum && o.sum == 104857600, "(no options): the sum: %s", o.out);
+    read_launch("(no options)", &o, &blocks, &threads);
+    ck_assert_msg(blocks == book_blocks && threads == 256,
+                  "(no options): launch %ld blocks x %d threads, expected the book's %ld x 256 "
+                  "(2 blocks per SM of 256 threads), as --help says",
+                  blocks, threads, book_blocks);
+    struct race_report r;
+    read_report("(no options)", &o, &r);
+    ck_assert_msg(r.lost == 0 && r.of == 104857600,
+                  "(no options): expected 'lost: 0 of 104857600 increments', got %" PRId64
+                  " of %" PRIu64,
+                  r.lost, r.of);
+}
+END_TEST
+
+/* --csv prints only the CSV (README: only your kernel's row, without the
+ * counts below): a header and one verified row of 'mine', and no lost:,
+ * lost by ++: or busiest: line among them. */
+START_TEST(test_edge_csv_prints_only_csv)
+{
+    const char *args = "--size 1M --data constant --reps 1 --csv";
+    check_stdout_is_only_csv(args, 2);
+    struct stage_output o;
+    run_stage(args, &o);
+    ck_assert_msg(o.exit_status == 0, "%s: %s, stderr: %s", args, exit_meaning(&o), o.err);
+    char *row = strchr(o.out, '\n');
+    ck_assert_msg(row != NULL, "%s: no header line: %s", args, o.out);
+    *row++ = '\0';
+    ck_assert_msg(strcmp(o.out, CSV_HEADER) == 0, "%s: expected the header %s, got %s", args,
+                  CSV_HEADER, o.out);
+    ck_assert_msg(strncmp(row, "02_race,mine,", 13) == 0,
+                  "%s: expected one row, starting '02_race,mine,', got %s", args, row);
+    ck_assert_msg(strstr(row, ",constant,1048576,1,"),
+                  "%s: expected ',constant,1048576,1,' (data, bytes, seed), got %s", args, row);
+    ck_assert_msg(strlen(row) >= 5 && strcmp(row + strlen(row) - 5, ",yes\n") == 0,
+                  "%s: expected the one row to end ',yes', got %s", args, row);
+}
+END_TEST
+
+/* Each option refuses a bad value: exit 2, nothing on stdout, and a first
+ * line on stderr that names the option (the usage follows it). Refused
+ * before the GPU is opened, so this runs anywhere. */
+static const struct {
+    const char *args, *option;
+} refusals[] = {
+    {"--size 10X", "--size"},
+    {"--size 4G", "--size"},
+    {"--data photo", "--data"},
+    {"--seed -1", "--seed"},
+    {"--reps 0", "--reps"},
+    {"--reps 100001", "--reps"},
+    {"--blocks 0", "--blocks"},
+    {"--blocks 2147483648", "--blocks"},
+    {"--blocks-per-sm 0", "--blocks-per-sm"},
+    {"--blocks-per-sm 1025", "--blocks-per-sm"},
+    {"--blocks 4 --blocks-per-sm 2", "--blocks-per-sm"},
+    {"--threads 0", "--threads"},
+    {"--threads 1025", "--threads"},
+    {"--bins 255", "--bins"},
+    {"--print-bins --csv", "--print-bins"},
+    {"--csv=yes", "--csv"},
+    {"--file /nonexistent/histogram-input", "--file"},
+    {"--image /nonexistent/picture.bmp", "--image"},
+};
+#define REFUSALS ((int)(sizeof refusals / sizeof refusals[0]))
+
+START_TEST(test_edge_each_option_refuses_a_bad_value)
+{
+    struct stage_output o;
+    run_stage(refusals[_i].args, &o);
+    ck_assert_msg(o.exit_status == EXIT_USAGE, "%s: %s, expected exit 2 (bad usage)",
+                  refusals[_i].args, exit_meaning(&o));
+    ck_assert_msg(o.out[0] == '\0', "%s: refused, but printed on stdout: %s", refusals[_i].args,
+                  o.out);
+    char *end = strchr(o.err, '\n');
+    ck_assert_msg(end != NULL, "%s: nothing on stderr", refusals[_i].args);
+    *end = '\0'; /* the reason is the first line; the usage follows */
+    ck_assert_msg(strstr(o.err, refusals[_i].option),
+                  "%s: expected a first line on stderr that names %s, got '%s'", refusals[_i].args,
+                  refusals[_i].option, o.err);
+}
+END_TEST
+
+/* Reads the program's PTX (the file CHECK_PTX names) into a string, or fails. */
+static char *read_ptx(void)
+{
+    const char *path = getenv("CHECK_PTX");
+    ck_assert_msg(path != NULL, "CHECK_PTX is not set: run the check with make check");
+    FILE *f = fopen(path, "r");
+    ck_assert_msg(f != NULL, "cannot read the program's PTX, %s", path);
+    size_t cap = 1 << 16, len = 0;
+    char *text = malloc(cap);
+    ck_assert(text != NULL);
+    for (size_t got; (got = fread(text + len, 1, cap - len - 1, f)) > 0;) {
+        len += got;
+        if (len + 1 == cap) {
+            cap *= 2;
+            text = realloc(text, cap);
+            ck_assert(text != NULL);
+        }
+    }
+    fclose(f);
+    text[len] = '\0';
+    return text;
+}
+
+/* histo_kernel writes global memory only with atomics: every block adds to
+ * the same bins, and the host has already set them to 0. A plain store there
+ * (block 0 zeroing the bins first, say) races with the other blocks'
+ * atomics: CUDA promises no order among blocks, though block 0 nearly always
+ * starts first and the bins come out right. Read in histo_kernel's PTX alone
+ * (racy_kernel's ++ is a plain store, on purpose): no st.global, and no st.
+ * on a generic address, which may reach global memory; a store may be
+ * predicated ("@%p1 st.global..."). */
+START_TEST(test_edge_histo_kernel_stores_only_with_atomics)
+{
+    char *ptx = read_ptx();
+    char *entry = strstr(ptx, ".entry _Z12histo_kernel");
+    ck_assert_msg(entry != NULL, "the program's PTX has no histo_kernel (.entry _Z12histo_kernel)");
+    char *end = strstr(entry, "\n}");
+    ck_assert_msg(end != NULL, "cannot find the end of histo_kernel in the PTX");
+    *end = '\0';
+    int stores = 0;
+    char first[256] = "";
+    for (char *line = strtok(entry, "\n"); line; line = strtok(NULL, "\n")) {
+        while (*line == ' ' || *line == '\t')
+            line++;
+        if (*line == '@') /* a predicate: "@%p1 " or "@!%p1 " */
+            line += strcspn(line, " \t"), line += strspn(line, " \t");
+        if (strncmp(line, "st.", 3) != 0 || strstr(line, ".shared") || strstr(line, ".local") ||
+            strstr(line, ".param"))
+            continue;
+        if (!stores++)
+            snprintf(first, sizeof first, "%s", line);
+    }
+    free(ptx);
+    ck_assert_msg(stores == 0,
+                  "histo_kernel's PTX has %d plain store%s that may reach global memory (the "
+                  "first: '%s'): add to the bins only with the atomic; a plain store to them "
+                  "(setting them to 0 in the kernel, say: the host already has) races with the "
+                  "other blocks' atomics, and CUDA does not promise that block 0 runs first",
+                  stores, stores == 1 ? "" : "s", first);
+}
+END_TEST
+
+/* A warp-wide call's mask must name the lanes that make the call together:
+ * in the grid-stride loop's last step, and in the last warp of a block that
+ * is not whole warps (33 threads), that is fewer than 32. A constant mask of
+ * all 32 lanes (0xffffffff) names lanes that have left the loop or are not
+ * there, which the Programming Guide calls undefined, and a run can still
+ * count right. nvcc writes a constant mask in the call (..., -1;) or in a
+ * register set just before by mov.u32 %rN, -1; both are refused in
+ * histo_kernel's match, vote and shfl calls. (One atomic for each byte needs
+ * no warp-wide call at all.) */
+START_TEST(test_edge_no_warp_call_names_all_32_lanes)
+{
+    char *ptx = read_ptx();
+    char *entry = strstr(ptx, ".entry _Z12histo_kernel");
+    ck_assert_msg(entry != NULL, "the program's PTX has no histo_kernel (.entry _Z12histo_kernel)");
+    char *end = strstr(entry, "\n}");
+    ck_assert_msg(end != NULL, "cannot find the end of histo_kernel in the PTX");
+    *end = '\0';
+    char all_lanes[64][16]; /* the registers set to -1 (all 32 lanes) */
+    int registers = 0;
+    for (char *line = strtok(entry, "\n"); line; line = strtok(NULL, "\n")) {
+        while (*line == ' ' || *line == '\t')
+            line++;
+        char reg[16];
+        if (sscanf(line, "mov.%*[ub]32 %15[^,], -1;", reg) == 1 && registers < 64)
+            snprintf(all_lanes[registers++], sizeof all_lanes[0], "%s", reg);
+        if (!strstr(line, ".sync") ||
+            !(strstr(line, "match.") || strstr(line, "vote.") || strstr(line, "shfl.")))
+            continue;
+        char *semicolon = strrchr(line, ';');
+        char *comma = strrchr(line, ',');
+        ck_assert_msg(semicolon && comma && comma < semicolon, "cannot read the PTX line '%s'",
+                      line);
+        *semicolon = '\0';
+        char *mask = comma + 1;
+        while (*mask == ' ' || *mask == '\t')
+            mask++;
+        bool constant = strcmp(mask, "-1") == 0;
+        for (int r = 0; r < registers && !constant; r++)
+            constant = strcmp(mask, all_lanes[r]) == 0;
+        ck_assert_msg(!constant,
+                      "histo_kernel's warp-wide call '%s;' takes a mask of all 32 lanes, a "
+                      "constant (0xffffffff): in the loop's last step, and in the last warp of a "
+                      "33-thread block, some of those lanes have left the loop or are not there, "
+                      "and a mask that names them is undefined behaviour",
+                      line);
+    }
+    free(ptx);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("02_race", argc, argv);
@@ -335,5 +562,25 @@ int main(int argc, char **argv)
     TCase *scope = exercise_tcase("every atomic on the bins is device-wide (read in the PTX)", 1);
     tcase_add_test(scope, test_every_atomic_is_device_wide);
     add_tcase(suite, scope, 1);
+
+    /* refused before the GPU is opened, and read from the PTX: both run anywhere */
+    TCase *refused = exercise_tcase("edge: each option refuses a bad value (exit 2, a line naming "
+                                    "it)",
+                                    0);
+    tcase_add_loop_test(refused, test_edge_each_option_refuses_a_bad_value, 0, REFUSALS);
+    add_tcase(suite, refused, REFUSALS);
+
+    TCase *stores = exercise_tcase("edge: histo_kernel writes the bins only with atomics, and "
+                                   "no warp-wide call names all 32 lanes (read in the PTX)",
+                                   2);
+    tcase_add_test(stores, test_edge_histo_kernel_stores_only_with_atomics);
+    tcase_add_test(stores, test_edge_no_warp_call_names_all_32_lanes);
+    add_tcase(suite, stores, 2);
+
+    TCase *edge = exercise_tcase("edge: the defaults with no options, only CSV with --csv", 0);
+    tcase_set_timeout(edge, 120);
+    tcase_add_test(edge, test_edge_defaults_with_no_options);
+    tcase_add_test(edge, test_edge_csv_prints_only_csv);
+    add_if_runnable(suite, edge, 2);
     return run_exercise(suite);
 }

@@ -328,6 +328,147 @@ START_TEST(test_no_plain_store_to_global_memory)
 }
 END_TEST
 
+/* ----------------------------------------------------------------- edge -- */
+
+/* Blocks below a warp and blocks of one thread: the tree must still add
+ * every sum once, and each block with elements still adds once. One block of
+ * one thread on one element and on 1000, one block of 1024 threads on one
+ * element (1023 threads with nothing to add), then 2, 3, 17 and 31 threads a
+ * block on a million elements (every block has some) and 7 blocks of 2 on
+ * 4099. */
+static const struct {
+    size_t n;
+    const char *launch;
+} small_blocks[] = {
+    {1, "--blocks 1 --threads 1"},    {1000, "--blocks 1 --threads 1"},
+    {1, "--blocks 1 --threads 1024"}, {1000003, "--threads 2"},
+    {1000003, "--threads 3"},         {1000003, "--threads 17"},
+    {1000003, "--threads 31"},        {4099, "--blocks 7 --threads 2"},
+};
+#define SMALL_BLOCKS ((int)(sizeof small_blocks / sizeof small_blocks[0]))
+
+START_TEST(test_edge_blocks_below_a_warp_and_of_one_thread)
+{
+    struct dot_report r =
+        check_dot(small_blocks[_i].n, DATA_UNIFORM, 40 + (uint64_t)_i, small_blocks[_i].launch);
+    ck_assert_msg(r.atomics == (unsigned long long)r.blocks,
+                  "--size %zu %s: expected one atomic per block, %ld (every block has elements "
+                  "here), got %llu",
+                  small_blocks[_i].n, small_blocks[_i].launch, r.blocks, r.atomics);
+}
+END_TEST
+
+/* Reads "launch:     B blocks x T threads" from a report, or fails. */
+static void read_launch(const char *args, const struct stage_output *o, long *blocks, int *threads)
+{
+    const char *line = strstr(o->out, "\nlaunch:");
+    ck_assert_msg(line && sscanf(line, "\nlaunch: %ld blocks x %d threads", blocks, threads) == 2,
+                  "%s: no 'launch: B blocks x T threads' line in: %s", args, o->out);
+}
+
+/* With no option at all, the program runs what --help says: two vectors of
+ * 26214400 floats from uniform bytes (seed 1), 10 timed runs, and the book's
+ * launch, 2 blocks per SM of 256 threads (the block count the program itself
+ * gives --blocks-per-sm 2), one atomic per block, within tolerance. */
+START_TEST(test_edge_defaults_with_no_options)
+{
+    const char *book = "--size 4096 --reps 1 --blocks-per-sm 2 --threads 256";
+    struct stage_output o;
+    run_stage(book, &o);
+    ck_assert_msg(o.exit_status == 0, "%s: %s, stderr: %s", book, exit_meaning(&o), o.err);
+    long book_blocks, blocks;
+    int book_threads, threads;
+    read_launch(book, &o, &book_blocks, &book_threads);
+    run_stage("", &o);
+    ck_assert_msg(o.exit_status == 0 && o.says_verified,
+                  "(no options): expected exit 0 and 'verified: yes', got %s; stderr: %s",
+                  exit_meaning(&o), o.err);
+    ck_assert_msg(strstr(o.out, "\ninput:      uniform, two vectors of 26214400 floats, seed 1\n"),
+                  "(no options): expected the default input, two vectors of 26214400 floats "
+                  "from uniform bytes, seed 1: %s",
+                  o.out);
+    ck_assert_msg(strstr(o.out, "(median of 10 runs after 1 warm-up)"),
+                  "(no options): expected the default 10 timed runs: %s", o.out);
+    read_launch("(no options)", &o, &blocks, &threads);
+    ck_assert_msg(blocks == book_blocks && threads == 256,
+                  "(no options): launch %ld blocks x %d threads, expected the book's %ld x 256 "
+                  "(2 blocks per SM of 256 threads), as --help says",
+                  blocks, threads, book_blocks);
+    unsigned long long atomics;
+    ck_assert_msg(sscanf(field(&o, "\natomics:"), "%llu", &atomics) == 1 &&
+                      atomics == (unsigned long long)blocks,
+                  "(no options): expected 'atomics: %ld', one per block: %s", blocks, o.out);
+    double exact = reference_dot(26214400, DATA_UNIFORM, 1), gpu;
+    ck_assert_msg(sscanf(field(&o, "\ndot (GPU):"), "%lf", &gpu) == 1 &&
+                      fabs(gpu - exact) <= tolerance(26214400, blocks, threads) * exact,
+                  "(no options): expected a dot product within tolerance of %.17g: %s", exact,
+                  o.out);
+}
+END_TEST
+
+/* memcheck and synccheck on blocks of one and two threads and on one block
+ * of 1024 with one element: a block's shared memory holds one float per
+ * thread, no more, so a tree that reads a sum past its block's (cache[1] in
+ * a block of one thread) reads outside it, though what lies there is often
+ * 0 and the sum comes out right. */
+static const char *const small_sanitizer_runs[] = {"--size 100 --threads 1 --blocks 3 --reps 1",
+                                                   "--size 100 --threads 2 --blocks 3 --reps 1",
+                                                   "--size 1 --threads 1024 --blocks 1 --reps 1"};
+#define SMALL_SANITIZER_RUNS ((int)(sizeof small_sanitizer_runs / sizeof small_sanitizer_runs[0]))
+
+START_TEST(test_edge_no_memory_errors_in_small_blocks)
+{
+    check_no_gpu_memory_or_sync_errors(small_sanitizer_runs[_i]);
+}
+END_TEST
+
+START_TEST(test_edge_csv_prints_only_csv)
+{
+    check_stdout_is_only_csv("--size 4099 --reps 1 --threads 33 --blocks 5 --csv", 2);
+}
+END_TEST
+
+/* Each option refuses a bad value: exit 2, nothing on stdout, and a first
+ * line on stderr that names the option (the usage follows it). Refused
+ * before the GPU is opened, so this runs anywhere. */
+static const struct {
+    const char *args, *option;
+} refusals[] = {
+    {"--size 10X", "--size"},
+    {"--size 4G", "--size"},
+    {"--data photo", "--data"},
+    {"--seed x", "--seed"},
+    {"--reps 0", "--reps"},
+    {"--blocks 0", "--blocks"},
+    {"--blocks-per-sm 0", "--blocks-per-sm"},
+    {"--blocks 4 --blocks-per-sm 2", "--blocks-per-sm"},
+    {"--threads 0", "--threads"},
+    {"--threads 1025", "--threads"},
+    {"--csv=yes", "--csv"},
+    {"--bins 256", "--bins"},
+    {"--print-bins", "--print-bins"},
+    {"--file ../Makefile", "--file"},
+    {"--image /nonexistent/picture.bmp", "--image"},
+};
+#define REFUSALS ((int)(sizeof refusals / sizeof refusals[0]))
+
+START_TEST(test_edge_each_option_refuses_a_bad_value)
+{
+    struct stage_output o;
+    run_stage(refusals[_i].args, &o);
+    ck_assert_msg(o.exit_status == EXIT_USAGE, "%s: %s, expected exit 2 (bad usage)",
+                  refusals[_i].args, exit_meaning(&o));
+    ck_assert_msg(o.out[0] == '\0', "%s: refused, but printed on stdout: %s", refusals[_i].args,
+                  o.out);
+    char *end = strchr(o.err, '\n');
+    ck_assert_msg(end != NULL, "%s: nothing on stderr", refusals[_i].args);
+    *end = '\0'; /* the reason is the first line; the usage follows */
+    ck_assert_msg(strstr(o.err, refusals[_i].option),
+                  "%s: expected a first line on stderr that names %s, got '%s'", refusals[_i].args,
+                  refusals[_i].option, o.err);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("03_dot_product", argc, argv);
@@ -397,5 +538,29 @@ int main(int argc, char **argv)
                                    0);
     tcase_add_test(stores, test_no_plain_store_to_global_memory);
     add_tcase(suite, stores, 1);
+
+    TCase *refused = exercise_tcase("edge: each option refuses a bad value (exit 2, a line naming "
+                                    "it)",
+                                    0);
+    tcase_add_loop_test(refused, test_edge_each_option_refuses_a_bad_value, 0, REFUSALS);
+    add_tcase(suite, refused, REFUSALS); /* refused before the GPU is opened: runs anywhere */
+
+    TCase *edge = exercise_tcase("edge: blocks below a warp and of one thread, the defaults with "
+                                 "no options, only CSV with --csv",
+                                 3);
+    tcase_set_timeout(edge, 120);
+    tcase_add_loop_test(edge, test_edge_blocks_below_a_warp_and_of_one_thread, 0, SMALL_BLOCKS);
+    tcase_add_test(edge, test_edge_defaults_with_no_options);
+    tcase_add_test(edge, test_edge_csv_prints_only_csv);
+    add_if_runnable(suite, edge, SMALL_BLOCKS + 2);
+
+    TCase *small_sanitized = exercise_tcase("edge: no memory or barrier errors in blocks of one "
+                                            "and two threads (memcheck, synccheck)",
+                                            3);
+    tcase_set_timeout(small_sanitized, 300);
+    tcase_add_loop_test(small_sanitized, test_edge_no_memory_errors_in_small_blocks, 0,
+                        SMALL_SANITIZER_RUNS);
+    add_if_tool(suite, small_sanitized, SMALL_SANITIZER_RUNS, have_compute_sanitizer(),
+                "compute-sanitizer (part of the CUDA toolkit)");
     return run_exercise(suite);
 }

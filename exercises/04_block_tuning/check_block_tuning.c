@@ -410,6 +410,140 @@ START_TEST(test_grid_options_are_usage_errors)
 }
 END_TEST
 
+/* ----------------------------------------------------------------- edge -- */
+
+/* Winners the other tests never name: 8 blocks per SM (row 3) alone
+ * fastest; a tie of six rows after a slower first one, which goes to the
+ * first of the six, 2 blocks per SM; and a tie of the last four, which goes
+ * to 8. */
+static const char *const edge_times[][2] = {
+    {"--size 1M --times 5,5,5,1,5,5,5", "blocks-per-sm-8"},
+    {"--size 1M --times 3,2,2,2,2,2,2", "blocks-per-sm-2"},
+    {"--size 1M --times 2,2,2,1,1,1,1", "blocks-per-sm-8"},
+};
+#define EDGE_TIMES ((int)(sizeof edge_times / sizeof edge_times[0]))
+
+START_TEST(test_edge_every_row_can_win_and_ties_go_to_the_smaller)
+{
+    char args[256];
+    struct row rows[GRIDS + 1];
+    struct best b;
+    int count = run_sweep(edge_times[_i][0], args, sizeof args, rows, &b);
+    check_rows(args, rows, count);
+    ck_assert_msg(strcmp(b.impl, edge_times[_i][1]) == 0,
+                  "%s: expected the best to be %s (the least time, and on a tie the smaller "
+                  "grid), got %s",
+                  args, edge_times[_i][1], b.impl);
+    check_best(args, rows, count, &b);
+}
+END_TEST
+
+/* Block sizes of one thread and of one warp: seven verified rows, each of
+ * the --threads asked for, the best the fastest row. */
+static const int edge_threads[] = {1, 32};
+#define EDGE_THREADS ((int)(sizeof edge_threads / sizeof edge_threads[0]))
+
+START_TEST(test_edge_blocks_of_one_thread_and_one_warp)
+{
+    char sweep[64], args[256];
+    snprintf(sweep, sizeof sweep, "--size 1M --data skewed --threads %d", edge_threads[_i]);
+    struct row rows[GRIDS + 1];
+    struct best b;
+    int count = run_sweep(sweep, args, sizeof args, rows, &b);
+    check_rows(args, rows, count);
+    for (int i = 0; i < count; i++)
+        ck_assert_msg(rows[i].threads == edge_threads[_i],
+                      "%s: expected every grid to have the %d threads a block asked for, %s has %d",
+                      args, edge_threads[_i], rows[i].impl, rows[i].threads);
+    check_best(args, rows, count, &b);
+}
+END_TEST
+
+/* With no option at all, the program sweeps what --help says: the book's 100
+ * MiB of uniform bytes (seed 1), each grid a median of 10 runs, 256 threads a
+ * block, the seven grids 1 to 64 times the first's blocks, every row
+ * verified, and the best: line on stdout. */
+START_TEST(test_edge_defaults_with_no_options)
+{
+    struct stage_output o;
+    run_stage("", &o);
+    ck_assert_msg(o.exit_status == 0 && o.says_verified,
+                  "(no options): expected exit 0 and 'verified: yes', got %s; stderr: %s",
+                  exit_meaning(&o), o.err);
+    ck_assert_msg(strstr(o.out, "\ninput:      uniform, 104857600 bytes, seed 1\n"),
+                  "(no options): expected the default input, 100 MiB of uniform bytes, seed 1: %s",
+                  o.out);
+    ck_assert_msg(strstr(o.out, "\nmedians of 10 runs after 1 warm-up"),
+                  "(no options): expected the default 10 timed runs a grid: %s", o.out);
+    ck_assert_msg(o.has_sum && o.sum == 104857600, "(no options): the sum: %s", o.out);
+    long first = 0;
+    for (int i = 0; i < GRIDS; i++) {
+        char impl[64];
+        snprintf(impl, sizeof impl, "\nblocks-per-sm-%d ", 1 << i);
+        const char *row = strstr(o.out, impl);
+        long blocks;
+        int threads;
+        ck_assert_msg(row && sscanf(row + strlen(impl), " %ldx%d", &blocks, &threads) == 2,
+                      "(no options): expected a row '%s BxT ...', got: %s", impl + 1, o.out);
+        if (i == 0)
+            first = blocks;
+        ck_assert_msg(threads == 256 && blocks == first << i,
+                      "(no options): expected %s to launch %ld x 256 (256 threads a block, as "
+                      "--help says), got %ldx%d",
+                      impl + 1, first << i, blocks, threads);
+    }
+    struct best b;
+    read_best(o.out, &b);
+}
+END_TEST
+
+/* Each option refuses a bad value: exit 2, nothing on stdout, and a first
+ * line on stderr that names the option (the usage follows it). Refused
+ * before the GPU is opened, so this runs anywhere. */
+static const struct {
+    const char *args, *option;
+} refusals[] = {
+    {"--size 10X", "--size"},
+    {"--data photo", "--data"},
+    {"--reps 0", "--reps"},
+    {"--threads 0", "--threads"},
+    {"--threads 1025", "--threads"},
+    {"--blocks 8", "--blocks"},
+    {"--blocks-per-sm 8", "--blocks-per-sm"},
+    {"--favour 0", "--favour"},
+    {"--favour 3", "--favour"},
+    {"--favour x", "--favour"},
+    {"--favour 128", "--favour"},
+    {"--tick 0", "--tick"},
+    {"--tick x", "--tick"},
+    {"--tick 1000001", "--tick"},
+    {"--times 1,2", "--times"},
+    {"--times 1,1,1,1,1,1,0", "--times"},
+    {"--times 1,1,1,1,1,1,1,1", "--times"},
+    {"--times 1,1,x,1,1,1,1", "--times"},
+    {"--csv=yes", "--csv"},
+};
+#define REFUSALS ((int)(sizeof refusals / sizeof refusals[0]))
+
+START_TEST(test_edge_each_option_refuses_a_bad_value)
+{
+    struct stage_output o;
+    char args[128];
+    snprintf(args, sizeof args, "%s --size 1K", refusals[_i].args);
+    run_stage(strncmp(refusals[_i].args, "--size", 6) ? args : refusals[_i].args, &o);
+    ck_assert_msg(o.exit_status == EXIT_USAGE, "%s: %s, expected exit 2 (bad usage)",
+                  refusals[_i].args, exit_meaning(&o));
+    ck_assert_msg(o.out[0] == '\0', "%s: refused, but printed on stdout: %s", refusals[_i].args,
+                  o.out);
+    char *end = strchr(o.err, '\n');
+    ck_assert_msg(end != NULL, "%s: nothing on stderr", refusals[_i].args);
+    *end = '\0'; /* the reason is the first line; the usage follows */
+    ck_assert_msg(strstr(o.err, refusals[_i].option),
+                  "%s: expected a first line on stderr that names %s, got '%s'", refusals[_i].args,
+                  refusals[_i].option, o.err);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("04_block_tuning", argc, argv);
@@ -449,5 +583,20 @@ int main(int argc, char **argv)
     int usage_checks = 0;
     TCase *usage = usage_tcase(true, &usage_checks);
     add_if_runnable(suite, usage, usage_checks);
+
+    TCase *refused_edge = exercise_tcase("edge: each option refuses a bad value (exit 2, a line "
+                                         "naming it)",
+                                         0);
+    tcase_add_loop_test(refused_edge, test_edge_each_option_refuses_a_bad_value, 0, REFUSALS);
+    add_tcase(suite, refused_edge, REFUSALS); /* refused before the GPU is opened */
+
+    TCase *edge = exercise_tcase("edge: every row can win, ties after the first row, blocks of "
+                                 "one thread and one warp, the defaults with no options",
+                                 3);
+    tcase_add_loop_test(edge, test_edge_every_row_can_win_and_ties_go_to_the_smaller, 0,
+                        EDGE_TIMES);
+    tcase_add_loop_test(edge, test_edge_blocks_of_one_thread_and_one_warp, 0, EDGE_THREADS);
+    tcase_add_test(edge, test_edge_defaults_with_no_options);
+    add_if_runnable(suite, edge, EDGE_TIMES + EDGE_THREADS + 1);
     return run_exercise(suite);
 }

@@ -435,6 +435,112 @@ START_TEST(test_no_memory_or_barrier_errors)
 }
 END_TEST
 
+/* ----------------------------------------------------------------- edge -- */
+
+/* One block of 32 warps on 2 GiB + 1 bytes of one value: each warp's copy
+ * holds 2^26 of them, and the merge adds the 32 copies into one sum of 2^31
+ * + 1, which one global atomic adds to a bin: past what an int holds. A sum
+ * kept in an int turns negative there, and a merge that adds only positive
+ * sums (or compares the count as signed) drops it. Seconds: one SM reads 2
+ * GiB. */
+START_TEST(test_edge_one_block_sums_past_2_gi_of_one_value)
+{
+    set_run_time_limit(120);
+    check_matches_reference(((size_t)1 << 31) + 1, DATA_CONSTANT, 8, "--blocks 1 --threads 1024");
+}
+END_TEST
+
+/* Reads "launch:     B blocks x T threads" from a report, or fails. */
+static void read_launch(const char *args, const struct stage_output *o, long *blocks, int *threads)
+{
+    const char *line = strstr(o->out, "\nlaunch:");
+    ck_assert_msg(line && sscanf(line, "\nlaunch: %ld blocks x %d threads", blocks, threads) == 2,
+                  "%s: no 'launch: B blocks x T threads' line in: %s", args, o->out);
+}
+
+/* With no option at all, the program runs what --help says: the book's 100
+ * MiB of uniform bytes (seed 1), 10 timed runs, blocks of 256 threads and as
+ * many on each SM as fit at once (the occupancy API's count for 8 KiB of
+ * copies a block): a whole number of blocks per SM (the SMs read from
+ * --blocks-per-sm 1), at least 4 (every GPU this workbook builds for holds
+ * 1024 threads an SM or more) and at most 8 (2048 threads an SM at most), so
+ * not the book's 2. */
+START_TEST(test_edge_defaults_with_no_options)
+{
+    const char *one = "--size 4096 --reps 1 --blocks-per-sm 1";
+    struct stage_output o;
+    run_stage(one, &o);
+    ck_assert_msg(o.exit_status == 0, "%s: %s, stderr: %s", one, exit_meaning(&o), o.err);
+    long sms, blocks;
+    int threads;
+    read_launch(one, &o, &sms, &threads);
+    run_stage("", &o);
+    ck_assert_msg(o.exit_status == 0 && o.says_verified,
+                  "(no options): expected exit 0 and 'verified: yes', got %s; stderr: %s",
+                  exit_meaning(&o), o.err);
+    ck_assert_msg(strstr(o.out, "\ninput:      uniform, 104857600 bytes, seed 1\n"),
+                  "(no options): expected the default input, 100 MiB of uniform bytes, seed 1: %s",
+                  o.out);
+    ck_assert_msg(strstr(o.out, "(median of 10 runs after 1 warm-up)"),
+                  "(no options): expected the default 10 timed runs: %s", o.out);
+    ck_assert_msg(o.has_sum && o.sum == 104857600, "(no options): the sum: %s", o.out);
+    read_launch("(no options)", &o, &blocks, &threads);
+    ck_assert_msg(threads == 256 && sms > 0 && blocks % sms == 0 && blocks / sms >= 4 &&
+                      blocks / sms <= 8,
+                  "(no options): launch %ld blocks x %d threads, expected 256 threads a block and "
+                  "as many blocks as fit on each of the %ld SMs (4 to 8 per SM), as --help says, "
+                  "not the book's 2 per SM",
+                  blocks, threads, sms);
+}
+END_TEST
+
+START_TEST(test_edge_csv_prints_only_csv)
+{
+    check_stdout_is_only_csv("--size 100003 --data skewed --reps 1 --threads 1024 --blocks 3 --csv",
+                             2);
+}
+END_TEST
+
+/* Each option refuses a bad value: exit 2, nothing on stdout, and a first
+ * line on stderr that names the option (the usage follows it). */
+static const struct {
+    const char *args, *option;
+} refusals[] = {
+    {"--size 10X", "--size"},
+    {"--data photo", "--data"},
+    {"--seed x", "--seed"},
+    {"--reps 0", "--reps"},
+    {"--blocks 0", "--blocks"},
+    {"--blocks-per-sm 0", "--blocks-per-sm"},
+    {"--blocks 4 --blocks-per-sm 2", "--blocks-per-sm"},
+    {"--threads 0", "--threads"},
+    {"--threads 48", "--threads"},
+    {"--threads 1056", "--threads"},
+    {"--bins 255", "--bins"},
+    {"--print-bins --csv", "--print-bins"},
+    {"--show-copies=yes", "--show-copies"},
+    {"--check-merge=yes", "--check-merge"},
+    {"--file /nonexistent/histogram-input", "--file"},
+};
+#define REFUSALS ((int)(sizeof refusals / sizeof refusals[0]))
+
+START_TEST(test_edge_each_option_refuses_a_bad_value)
+{
+    struct stage_output o;
+    run_stage(refusals[_i].args, &o);
+    ck_assert_msg(o.exit_status == EXIT_USAGE, "%s: %s, expected exit 2 (bad usage)",
+                  refusals[_i].args, exit_meaning(&o));
+    ck_assert_msg(o.out[0] == '\0', "%s: refused, but printed on stdout: %s", refusals[_i].args,
+                  o.out);
+    char *end = strchr(o.err, '\n');
+    ck_assert_msg(end != NULL, "%s: nothing on stderr", refusals[_i].args);
+    *end = '\0'; /* the reason is the first line; the usage follows */
+    ck_assert_msg(strstr(o.err, refusals[_i].option),
+                  "%s: expected a first line on stderr that names %s, got '%s'", refusals[_i].args,
+                  refusals[_i].option, o.err);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("05_warp_histograms", argc, argv);
@@ -521,5 +627,26 @@ int main(int argc, char **argv)
     TCase *scope = exercise_tcase("the merge's atomics are device-wide (read in the PTX)", 2);
     tcase_add_test(scope, test_the_merge_is_device_wide);
     add_tcase(suite, scope, 1);
+
+    TCase *refused = exercise_tcase("edge: each option refuses a bad value (exit 2, a line naming "
+                                    "it)",
+                                    0);
+    tcase_add_loop_test(refused, test_edge_each_option_refuses_a_bad_value, 0, REFUSALS);
+    add_tcase(suite, refused, REFUSALS); /* refused before the GPU is opened: runs anywhere */
+
+    TCase *edge = exercise_tcase("edge: the defaults with no options, only CSV with --csv", 0);
+    tcase_set_timeout(edge, 120);
+    tcase_add_test(edge, test_edge_defaults_with_no_options);
+    tcase_add_test(edge, test_edge_csv_prints_only_csv);
+    add_if_runnable(suite, edge, 2);
+
+    TCase *past_int = exercise_tcase("edge: one block's merge past 2^31 counts of one value (2 GiB "
+                                     "+ 1 bytes)",
+                                     3);
+    tcase_set_timeout(past_int, 300);
+    tcase_add_test(past_int, test_edge_one_block_sums_past_2_gi_of_one_value);
+    /* 2 GiB on the GPU; on the host the program's input and the check's */
+    add_if_tool(suite, past_int, 1, have_memory_for((size_t)3 << 30, (size_t)5 << 30),
+                memory_missing());
     return run_exercise(suite);
 }
