@@ -356,6 +356,88 @@ START_TEST(test_the_merge_is_device_wide)
 }
 END_TEST
 
+/* ------------------------------------------------------------ edges -- */
+
+/* Blocks of fewer threads than a warp: 1 and 8 threads. A zeroing or a merge
+ * left to the first warp's 32 lanes (a stride of 32, or threadIdx.x < 32)
+ * is right in blocks of 32 or 33 threads, but here lanes 1 to 31 (or 8 to
+ * 31) do not exist and their bins are never merged: sums of 0 where the
+ * exact ones are not. */
+static const char *const small_blocks[] = {"--threads 1 --blocks 64", "--threads 8 --blocks 64",
+                                           "--threads 1"};
+#define SMALL_BLOCKS ((int)(sizeof small_blocks / sizeof small_blocks[0]))
+
+START_TEST(test_blocks_under_a_warp_merge_every_bin)
+{
+    check_weighted(100003, DATA_UNIFORM, 31, small_blocks[_i]);
+    check_weighted(100003, DATA_CONSTANT, 32, small_blocks[_i]);
+}
+END_TEST
+
+/* A grid of more than 2^32 threads on more bytes than a block has threads:
+ * the stride blockDim.x * gridDim.x multiplied in 32 bits (then widened)
+ * wraps to 1024 here (4194305 x 1024 = 2^32 + 1024), so each thread of the
+ * first blocks comes back for bytes other blocks add too, and most weights
+ * are added several times. 1000 bytes (the other group's run) are fewer than
+ * the wrapped stride and cannot show it. */
+START_TEST(test_a_stride_past_2_to_the_32_adds_each_weight_once)
+{
+    check_weighted(100003, DATA_UNIFORM, 33, "--blocks 4194305 --threads 1024");
+}
+END_TEST
+
+/* The largest input one block of 256 threads may sum, the bound's own edge:
+ * 2^23 additions at most into one shared bin (its share plus one), so
+ * 32767 x 256 bytes of one value are taken and must sum within the
+ * tolerance, and a byte more (32768 rounds of 256 threads) is refused. */
+START_TEST(test_one_block_sums_up_to_the_bound_and_refuses_past_it)
+{
+    size_t largest = ((((size_t)1 << 23) - 1) / 256) * 256; /* rounds x threads + 1 <= 2^23 */
+    check_weighted(largest, DATA_CONSTANT, 34, "--blocks 1 --threads 256");
+    char args[128];
+    snprintf(args, sizeof args, "--size %zu --data constant --blocks 1 --threads 256 --reps 1",
+             largest + 1);
+    struct stage_output o;
+    run_stage(args, &o);
+    ck_assert_msg(o.exit_status == EXIT_USAGE && strstr(o.err, "too few blocks"),
+                  "%s: %s, stderr: %s; expected exit 2 with 'too few blocks': one block would "
+                  "take 2^23 + 1 additions into one float bin",
+                  args, exit_meaning(&o), o.err);
+}
+END_TEST
+
+/* With no launch options the grid is what --help says: 2 blocks per SM of
+ * 256 threads (the same launch as --blocks-per-sm 2 --threads 256), and 10
+ * timed runs. */
+START_TEST(test_the_defaults_are_the_books)
+{
+    struct stage_output o, book;
+    run_stage("--size 1000", &o);
+    ck_assert_msg(o.exit_status == 0, "--size 1000: %s, stderr: %s", exit_meaning(&o), o.err);
+    run_stage("--size 1000 --reps 1 --blocks-per-sm 2 --threads 256", &book);
+    ck_assert_msg(book.exit_status == 0,
+                  "--size 1000 --blocks-per-sm 2 --threads 256: %s, "
+                  "stderr: %s",
+                  exit_meaning(&book), book.err);
+    long blocks, book_blocks;
+    int threads, book_threads;
+    ck_assert_msg(sscanf(field(o.out, "\nlaunch:"), "%ld blocks x %d threads", &blocks, &threads) ==
+                      2,
+                  "--size 1000: cannot read the launch");
+    ck_assert_msg(sscanf(field(book.out, "\nlaunch:"), "%ld blocks x %d threads", &book_blocks,
+                         &book_threads) == 2,
+                  "--size 1000 --blocks-per-sm 2 --threads 256: cannot read the launch");
+    ck_assert_msg(blocks == book_blocks && threads == 256,
+                  "--size 1000 (no launch options): launch %ld blocks x %d threads, expected "
+                  "the default, 2 blocks per SM of 256 threads: %ld x 256",
+                  blocks, threads, book_blocks);
+    ck_assert_msg(strstr(o.out, "(median of 10 runs"),
+                  "--size 1000 (no --reps): expected 10 timed runs, '(median of 10 runs', in: %s",
+                  o.out);
+    ck_assert_msg(o.says_verified, "--size 1000: no 'verified: yes' line");
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("07_weighted", argc, argv);
@@ -419,6 +501,16 @@ int main(int argc, char **argv)
     tcase_set_timeout(big, 300);
     tcase_add_test(big, test_default_is_the_books_100_mib);
     add_if_runnable(suite, big, 1);
+
+    TCase *edge = exercise_tcase("edge: blocks under a warp, a stride past 2^32, one block's "
+                                 "largest sum, the defaults",
+                                 3);
+    tcase_set_timeout(edge, 300);
+    tcase_add_loop_test(edge, test_blocks_under_a_warp_merge_every_bin, 0, SMALL_BLOCKS);
+    tcase_add_test(edge, test_a_stride_past_2_to_the_32_adds_each_weight_once);
+    tcase_add_test(edge, test_one_block_sums_up_to_the_bound_and_refuses_past_it);
+    tcase_add_test(edge, test_the_defaults_are_the_books);
+    add_if_runnable(suite, edge, SMALL_BLOCKS + 3);
 
     /* read from the PTX: it runs without a GPU too */
     TCase *scope = exercise_tcase("the merge's atomics are device-wide (read in the PTX)", 2);

@@ -557,6 +557,85 @@ START_TEST(test_no_memory_or_barrier_errors)
 }
 END_TEST
 
+/* ------------------------------------------------------------ edges -- */
+
+/* Blocks of fewer threads than a warp, 1 and 8: a zeroing or a merge left to
+ * the first warp's 32 lanes (a stride of 32, or threadIdx.x < 32) is right
+ * in blocks of 33 threads or more, but here lanes 1 to 31 (or 8 to 31) do
+ * not exist: their counters are never merged (or never zeroed). */
+static const char *const small_blocks[] = {"--threads 1 --blocks 8", "--threads 8 --blocks 8"};
+#define SMALL_BLOCKS ((int)(sizeof small_blocks / sizeof small_blocks[0]))
+
+START_TEST(test_blocks_under_a_warp_count_every_bin)
+{
+    check_many_bins(65536, 4097, DATA_UNIFORM, 41, small_blocks[_i]);
+    check_many_bins(4096, 4097, DATA_UNIFORM, 42, small_blocks[_i]);
+    check_many_bins(65536, 1001, DATA_CONSTANT, 43, small_blocks[_i]);
+}
+END_TEST
+
+/* The launch line of a run, "N blocks x T threads". */
+static void read_launch(const char *args, const struct stage_output *o, long *blocks, int *threads)
+{
+    const char *line = strstr(o->out, "\nlaunch:");
+    ck_assert_msg(line && sscanf(line, "\nlaunch: %ld blocks x %d threads", blocks, threads) == 2,
+                  "%s: cannot read the launch: line in: %s", args, o->out);
+}
+
+/* With no options but the size: 4096 bins, 2 blocks per SM of 256 threads
+ * (the launch of --blocks-per-sm 2 --threads 256), and 10 timed runs, as
+ * --help says. */
+START_TEST(test_the_defaults_are_what_help_says)
+{
+    struct stage_output o, book;
+    run_stage("--size 1001", &o);
+    ck_assert_msg(o.exit_status == 0, "--size 1001: %s, stderr: %s", exit_meaning(&o), o.err);
+    ck_assert_msg(strstr(o.out, "impl:       4096 bins\n"),
+                  "--size 1001 (no --bins): expected 4096 bins, the default, in: %s", o.out);
+    run_stage("--size 1001 --reps 1 --bins 4096 --blocks-per-sm 2 --threads 256", &book);
+    ck_assert_msg(book.exit_status == 0, "--size 1001 --blocks-per-sm 2 --threads 256: %s",
+                  exit_meaning(&book));
+    long blocks, book_blocks;
+    int threads, book_threads;
+    read_launch("--size 1001", &o, &blocks, &threads);
+    read_launch("--size 1001 --blocks-per-sm 2 --threads 256", &book, &book_blocks, &book_threads);
+    ck_assert_msg(blocks == book_blocks && threads == 256,
+                  "--size 1001 (no launch options): launch %ld blocks x %d threads, expected the "
+                  "default, 2 blocks per SM of 256 threads: %ld x 256",
+                  blocks, threads, book_blocks);
+    ck_assert_msg(strstr(o.out, "(median of 10 runs"),
+                  "--size 1001 (no --reps): expected 10 timed runs, '(median of 10 runs', in: %s",
+                  o.out);
+    ck_assert_msg(o.says_verified, "--size 1001: no 'verified: yes' line");
+}
+END_TEST
+
+/* --bins takes 4096 or 65536, written so, and nothing else: each of these
+ * exits 2, before any GPU is opened, with one line on stderr that names
+ * --bins (the usage follows it), and nothing on stdout. Runs without a GPU. */
+static const char *const bad_bins[] = {"--bins 4096x",  "--bins 65536.0", "--bins 1024",
+                                       "--bins 131072", "--bins -4096",   "--bins abc",
+                                       "--bins ''"};
+#define BAD_BINS ((int)(sizeof bad_bins / sizeof bad_bins[0]))
+
+START_TEST(test_a_count_of_bins_not_4096_or_65536_is_refused)
+{
+    char args[128];
+    snprintf(args, sizeof args, "%s --size 1000 --reps 1", bad_bins[_i]);
+    struct stage_output o;
+    run_stage(args, &o);
+    ck_assert_msg(o.exit_status == EXIT_USAGE,
+                  "%s: %s, expected exit 2 (bad usage: --bins takes 4096 or 65536)", args,
+                  exit_meaning(&o));
+    char *end = strchr(o.err, '\n');
+    ck_assert_msg(end != NULL, "%s: nothing on stderr", args);
+    *end = '\0';
+    ck_assert_msg(strstr(o.err, "--bins"),
+                  "%s: the first line on stderr, '%s', does not name --bins", args, o.err);
+    ck_assert_msg(o.out[0] == '\0', "%s: printed on stdout: %.200s", args, o.out);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("08_many_bins", argc, argv);
@@ -633,6 +712,17 @@ int main(int argc, char **argv)
     TCase *big = exercise_tcase("the largest input, 4 GiB - 1 bytes", 0);
     tcase_add_test(big, test_65536_bins_past_2_gib);
     add_if_runnable(suite, big, 1);
+
+    TCase *edge = exercise_tcase("edge: blocks under a warp, the defaults", 3);
+    tcase_set_timeout(edge, 300);
+    tcase_add_loop_test(edge, test_blocks_under_a_warp_count_every_bin, 0, SMALL_BLOCKS);
+    tcase_add_test(edge, test_the_defaults_are_what_help_says);
+    add_if_runnable(suite, edge, SMALL_BLOCKS + 1);
+
+    /* refused before any GPU is opened: it runs without a GPU too */
+    TCase *edge_bins = exercise_tcase("edge: --bins other than 4096 or 65536 refused", 0);
+    tcase_add_loop_test(edge_bins, test_a_count_of_bins_not_4096_or_65536_is_refused, 0, BAD_BINS);
+    add_tcase(suite, edge_bins, BAD_BINS);
 
     /* read from the PTX: it runs without a GPU too */
     TCase *scope = exercise_tcase("the merge's atomics are device-wide (read in the PTX)", 2);

@@ -395,6 +395,117 @@ START_TEST(test_memory_that_cannot_be_locked_stops_the_program)
 }
 END_TEST
 
+/* ------------------------------------------------------------ edges -- */
+
+/* Page-locked at the smallest sizes too: 17 bytes, none (one byte is
+ * allocated) and 64 KiB - 1. An input kept in malloc'd memory below some
+ * size "where pinning does not pay" passed the runs above at 1000003 bytes
+ * and 2 GiB + 5. */
+static const char *const small_locked_runs[] = {"--size 17 --reps 1", "--size 0 --reps 1",
+                                                "--size 65535 --reps 1 --chunks 3"};
+#define SMALL_LOCKED_RUNS ((int)(sizeof small_locked_runs / sizeof small_locked_runs[0]))
+
+START_TEST(test_a_small_input_is_page_locked_too)
+{
+    const char *args = small_locked_runs[_i];
+    struct stage_output o;
+    run_stage(args, &o);
+    ck_assert_msg(o.exit_status == 0, "%s: %s, stderr: %s", args, exit_meaning(&o), o.err);
+    const char *line = strstr(o.out, "host memory: ");
+    ck_assert_msg(line != NULL, "%s: no 'host memory:' line in: %s", args, o.out);
+    ck_assert_msg(strncmp(line, "host memory: page-locked", 24) == 0,
+                  "%s: expected the input in page-locked memory at this size too, got '%.60s'",
+                  args, line);
+    ck_assert_msg(o.says_verified, "%s: no 'verified: yes' line", args);
+}
+END_TEST
+
+/* The largest input, 4 GiB - 1 bytes, in 3 chunks: every chunk's offset and
+ * count fit 32 bits here, but the rounding up of the chunk size, size +
+ * chunks - 1, does not: done in unsigned int it wraps to 1, and the chunks
+ * hold nothing. */
+START_TEST(test_the_largest_input_in_3_chunks)
+{
+    set_run_time_limit(240);
+    check_matches_reference(MAX_INPUT_BYTES, DATA_UNIFORM, 51, "--chunks 3");
+    set_run_time_limit(0);
+}
+END_TEST
+
+/* build/pinned_streams-refuse again, now failing the N-th cudaMemcpyAsync
+ * (the first chunk's copy of the first streamed run, then the third) or the
+ * N-th cudaFreeHost (the input's, at the end): the call does its work and
+ * returns cudaErrorLaunchFailure, and the wrapper says so on stderr. Where
+ * it did, the program must stop with the reason and a non-zero exit (after a
+ * failed copy, before any verified result), not go on as if the call had
+ * succeeded. A program that never makes the N-th such call has nothing to
+ * show here. */
+static const struct {
+    const char *variable;
+    int call;
+} injected[] = {{"PINNED_STREAMS_FAIL_COPY", 1},
+                {"PINNED_STREAMS_FAIL_COPY", 3},
+                {"PINNED_STREAMS_FAIL_FREE", 1}};
+#define INJECTED ((int)(sizeof injected / sizeof injected[0]))
+
+START_TEST(test_a_copy_or_free_that_fails_stops_the_program)
+{
+    const char *args = "--size 1000003 --reps 1";
+    char call[16];
+    snprintf(call, sizeof call, "%d", injected[_i].call);
+    ck_assert(setenv(injected[_i].variable, call, 1) == 0);
+    const char *saved = strdup(stage_program());
+    struct stage_output o;
+    set_stage_program(refuse_program);
+    set_run_time_limit(60);
+    run_stage(args, &o);
+    set_run_time_limit(0);
+    set_stage_program(saved);
+    free((void *)saved);
+    unsetenv(injected[_i].variable);
+    if (!strstr(o.err, "check: an injected failure was returned here"))
+        return; /* the program made no such call: nothing failed */
+    bool copy = strstr(injected[_i].variable, "COPY") != NULL;
+    ck_assert_msg(o.exit_status > 0 && o.exit_status != 77 &&
+                      strstr(o.err, "unspecified launch failure") &&
+                      (!copy || (!o.says_verified && !strstr(o.out, ",yes"))),
+                  "%s %s with %s=%d (that call returns cudaErrorLaunchFailure, as a call does "
+                  "that reports a fault of the GPU's work): %s, stdout: %.300s, stderr: %s; "
+                  "expected a non-zero exit with the error on stderr%s: the result of every "
+                  "CUDA call is checked",
+                  refuse_program, args, injected[_i].variable, injected[_i].call, exit_meaning(&o),
+                  o.out, o.err, copy ? " and no verified result" : "");
+}
+END_TEST
+
+/* Each refused before any GPU is opened: exit 2, one line on stderr that
+ * names the option (the usage follows), nothing on stdout. Runs without a GPU. */
+static const struct {
+    const char *args, *option;
+} refused_runs[] = {{"--timeline --csv", "--timeline"}, {"--chunks abc", "--chunks"},
+                    {"--chunks 8x", "--chunks"},        {"--chunks -1", "--chunks"},
+                    {"--chunks 0", "--chunks"},         {"--chunks 1025", "--chunks"},
+                    {"--blocks 4", "--blocks"},         {"--blocks-per-sm 2", "--blocks"}};
+#define REFUSED_RUNS ((int)(sizeof refused_runs / sizeof refused_runs[0]))
+
+START_TEST(test_each_option_refuses_a_bad_value)
+{
+    char args[128];
+    snprintf(args, sizeof args, "%s --size 1000 --reps 1", refused_runs[_i].args);
+    struct stage_output o;
+    run_stage(args, &o);
+    ck_assert_msg(o.exit_status == EXIT_USAGE, "%s: %s, expected exit 2 (bad usage)", args,
+                  exit_meaning(&o));
+    char *end = strchr(o.err, '\n');
+    ck_assert_msg(end != NULL, "%s: nothing on stderr", args);
+    *end = '\0';
+    ck_assert_msg(strstr(o.err, refused_runs[_i].option),
+                  "%s: the first line on stderr, '%s', does not name %s", args, o.err,
+                  refused_runs[_i].option);
+    ck_assert_msg(o.out[0] == '\0', "%s: printed on stdout: %.200s", args, o.out);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("09_pinned_streams", argc, argv);
@@ -436,5 +547,25 @@ int main(int argc, char **argv)
     TCase *big = exercise_tcase("past 2 GiB", 3);
     tcase_add_loop_test(big, test_indexing_past_2_gib, 0, BIG_RUNS);
     add_if_runnable(suite, big, BIG_RUNS);
+    TCase *edge = exercise_tcase("edge: a small input page-locked too", 1);
+    tcase_add_loop_test(edge, test_a_small_input_is_page_locked_too, 0, SMALL_LOCKED_RUNS);
+    add_if_runnable(suite, edge, SMALL_LOCKED_RUNS);
+    TCase *edge_large = exercise_tcase("edge: the largest input, 4 GiB - 1 bytes in 3 chunks", 3);
+    tcase_add_test(edge_large, test_the_largest_input_in_3_chunks);
+    /* 4 GiB on the GPU; on the host the program's input and its page-locked
+     * copy (the check's own copy is freed before the program runs) */
+    add_if_tool(suite, edge_large, 1, have_memory_for((size_t)4 << 30, (size_t)9 << 30),
+                memory_missing());
+    TCase *edge_failed = exercise_tcase("edge: a copy or a free that fails stops the program", 1);
+    tcase_set_timeout(edge_failed, 120);
+    tcase_add_loop_test(edge_failed, test_a_copy_or_free_that_fails_stops_the_program, 0, INJECTED);
+    if (access(refuse_program, X_OK) == 0)
+        add_if_runnable(suite, edge_failed, INJECTED);
+    else
+        add_skipped(INJECTED);
+    /* refused before any GPU is opened: it runs without a GPU too */
+    TCase *edge_refused = exercise_tcase("edge: bad option values refused, one line each", 0);
+    tcase_add_loop_test(edge_refused, test_each_option_refuses_a_bad_value, 0, REFUSED_RUNS);
+    add_tcase(suite, edge_refused, REFUSED_RUNS);
     return run_exercise(suite);
 }

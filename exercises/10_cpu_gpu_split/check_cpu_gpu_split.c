@@ -9,6 +9,8 @@
 #include "stage_checks.h"
 
 #include <libgen.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -425,12 +427,172 @@ START_TEST(test_a_gpu_share_that_fails_stops_the_program)
 }
 END_TEST
 
+/* ------------------------------------------------------------ edges -- */
+
+/* build/cpu_gpu_split-share: the program's choose_cpu_bytes alone, on the
+ * host (check_cpu_gpu_split_share.cu), which prints the CPU's share of each
+ * SIZE CPU_MS GPU_MS it is given. The share that ends both sides together is
+ * size x gpu_ms / (cpu_ms + gpu_ms), computed here in long double and cut to
+ * whole bytes; the program's must be within one byte of it (the last bit of
+ * a double's quotient may round either way). A share kept in a float is off
+ * by up to size x 2^-24: hundreds of bytes on 4 GiB, where the times' 4
+ * printed decimals cannot show it. */
+static char share_program[4096];
+static const struct {
+    unsigned long long size;
+    double cpu_ms, gpu_ms;
+} share_cases[] = {{4294967295ULL, 3, 1},
+                   {4294967295ULL, 1, 2},
+                   {4294967295ULL, 7, 3},
+                   {4294967295ULL, 1, 1},
+                   {4294967295ULL, 1e-3, 1e3},
+                   {4294967295ULL, 1e3, 1e-3},
+                   {3000000000ULL, 1.75, 1.25},
+                   {67108864, 1, 1},
+                   {16777217, 1, 3},
+                   {1000003, 2.5, 7.25},
+                   {99, 1, 1},
+                   {1, 1, 1},
+                   {0, 1, 1}};
+#define SHARE_CASES ((int)(sizeof share_cases / sizeof share_cases[0]))
+
+START_TEST(test_the_share_is_exact_to_the_byte)
+{
+    char command[8192];
+    int used = snprintf(command, sizeof command, "'%s'", share_program);
+    for (int i = 0; i < SHARE_CASES; i++)
+        used += snprintf(command + used, sizeof command - used, " %llu %.17g %.17g",
+                         share_cases[i].size, share_cases[i].cpu_ms, share_cases[i].gpu_ms);
+    FILE *p = popen(command, "r");
+    ck_assert_msg(p != NULL, "cannot run %s", command);
+    for (int i = 0; i < SHARE_CASES; i++) {
+        unsigned long long size = share_cases[i].size, got;
+        double cpu_ms = share_cases[i].cpu_ms, gpu_ms = share_cases[i].gpu_ms;
+        ck_assert_msg(fscanf(p, "%llu", &got) == 1,
+                      "%s: no share printed for size %llu, cpu %.17g ms, gpu %.17g ms", command,
+                      size, cpu_ms, gpu_ms);
+        long double exact = (long double)size * gpu_ms / ((long double)cpu_ms + gpu_ms);
+        long double low = floorl(exact) - 1, high = ceill(exact);
+        ck_assert_msg(got <= size && (long double)got >= low && (long double)got <= high,
+                      "choose_cpu_bytes(%llu, %.17g, %.17g) returned %llu; the share that ends "
+                      "both sides together is %.3Lf bytes: expected it to the byte (within one), "
+                      "at most the size",
+                      size, cpu_ms, gpu_ms, got, exact);
+    }
+    ck_assert_msg(pclose(p) == 0, "%s: did not exit 0", command);
+}
+END_TEST
+
+/* With no --cpu-threads the CPU counts with one thread per core (at most 64),
+ * as --help says. */
+START_TEST(test_the_default_is_a_cpu_thread_per_core)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int expected = cores < 1 ? 1 : cores > 64 ? 64 : (int)cores;
+    const char *args = "--size 100003 --reps 1";
+    struct stage_output o;
+    run_stage(args, &o);
+    ck_assert_msg(o.exit_status == 0, "%s: %s, stderr: %s", args, exit_meaning(&o), o.err);
+    char on[64];
+    snprintf(on, sizeof on, " ms on %d threads,", expected);
+    ck_assert_msg(strstr(o.out, on),
+                  "%s (no --cpu-threads): expected 'measured: cpu-only ... ms on %d threads': "
+                  "one CPU thread per core (this machine has %ld), at most 64, by default; got: "
+                  "%.600s",
+                  args, expected, cores, o.out);
+    ck_assert_msg(o.says_verified, "%s: no 'verified: yes' line", args);
+}
+END_TEST
+
+/* --csv prints the header and the three rows, and nothing else on stdout. */
+START_TEST(test_csv_prints_only_csv)
+{
+    check_stdout_is_only_csv("--size 4097 --data skewed --reps 1 --csv", 4);
+}
+END_TEST
+
+/* build/cpu_gpu_split-fail again, now failing the N-th cudaMemcpyAsync (the
+ * first run's copy in, then its bins back) or the N-th cudaEventSynchronize
+ * (a wait a solution may use instead of cudaStreamSynchronize): the call does
+ * its work and returns cudaErrorLaunchFailure, and the wrapper says so on
+ * stderr. Where it did, the program must stop with the reason, a non-zero
+ * exit and no verified result, not count on as if the call had succeeded. A
+ * program that never makes the N-th such call has nothing to show here. */
+static const struct {
+    const char *variable;
+    int call;
+} injected[] = {{"CPU_GPU_SPLIT_FAIL_COPY", 1},
+                {"CPU_GPU_SPLIT_FAIL_COPY", 2},
+                {"CPU_GPU_SPLIT_FAIL_EVENT", 1},
+                {"CPU_GPU_SPLIT_FAIL_EVENT", 2}};
+#define INJECTED ((int)(sizeof injected / sizeof injected[0]))
+
+START_TEST(test_a_copy_or_wait_that_fails_stops_the_program)
+{
+    const char *args = "--size 1000003 --reps 1 --cpu-bytes 500001";
+    char call[16];
+    snprintf(call, sizeof call, "%d", injected[_i].call);
+    ck_assert(setenv(injected[_i].variable, call, 1) == 0);
+    const char *saved = strdup(stage_program());
+    struct stage_output o;
+    set_stage_program(fail_program);
+    set_run_time_limit(60);
+    run_stage(args, &o);
+    set_run_time_limit(0);
+    set_stage_program(saved);
+    free((void *)saved);
+    unsetenv(injected[_i].variable);
+    if (!strstr(o.err, "check: an injected failure was returned here"))
+        return; /* the program made no such call: nothing failed */
+    ck_assert_msg(o.exit_status > 0 && o.exit_status != 77 && !o.says_verified &&
+                      strstr(o.err, "unspecified launch failure"),
+                  "%s %s with %s=%d (that call returns cudaErrorLaunchFailure, as a call does "
+                  "that reports a fault of the GPU's share): %s, stdout: %.300s, stderr: %s; "
+                  "expected a non-zero exit with the error on stderr and no verified result: "
+                  "the result of every CUDA call is checked",
+                  fail_program, args, injected[_i].variable, injected[_i].call, exit_meaning(&o),
+                  o.out, o.err);
+}
+END_TEST
+
+/* Each refused before any GPU is opened: exit 2, one line on stderr that
+ * names the option (the usage follows), nothing on stdout. Runs without a GPU. */
+static const struct {
+    const char *args, *option;
+} refused_runs[] = {{"--cpu-threads 4x", "--cpu-threads"}, {"--cpu-threads abc", "--cpu-threads"},
+                    {"--cpu-threads 0", "--cpu-threads"},  {"--cpu-threads 65", "--cpu-threads"},
+                    {"--cpu-threads ''", "--cpu-threads"}, {"--cpu-bytes 12abc", "--cpu-bytes"},
+                    {"--cpu-bytes -1", "--cpu-bytes"},     {"--cpu-bytes 1.5", "--cpu-bytes"},
+                    {"--cpu-bytes ''", "--cpu-bytes"},     {"--slow-gpu 5x", "--slow-gpu"},
+                    {"--slow-gpu 0", "--slow-gpu"},        {"--slow-gpu 10001", "--slow-gpu"}};
+#define REFUSED_RUNS ((int)(sizeof refused_runs / sizeof refused_runs[0]))
+
+START_TEST(test_each_option_refuses_a_bad_value)
+{
+    char args[128];
+    snprintf(args, sizeof args, "%s --size 1000 --reps 1", refused_runs[_i].args);
+    struct stage_output o;
+    run_stage(args, &o);
+    ck_assert_msg(o.exit_status == EXIT_USAGE, "%s: %s, expected exit 2 (bad usage)", args,
+                  exit_meaning(&o));
+    char *end = strchr(o.err, '\n');
+    ck_assert_msg(end != NULL, "%s: nothing on stderr", args);
+    *end = '\0';
+    ck_assert_msg(strstr(o.err, refused_runs[_i].option),
+                  "%s: the first line on stderr, '%s', does not name %s", args, o.err,
+                  refused_runs[_i].option);
+    ck_assert_msg(o.out[0] == '\0', "%s: printed on stdout: %.200s", args, o.out);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("10_cpu_gpu_split", argc, argv);
     char here[4096];
     snprintf(here, sizeof here, "%s", argv[0]);
     snprintf(fail_program, sizeof fail_program, "%s/cpu_gpu_split-fail", dirname(here));
+    snprintf(here, sizeof here, "%s", argv[0]); /* dirname may have written into it */
+    snprintf(share_program, sizeof share_program, "%s/cpu_gpu_split-share", dirname(here));
     Suite *suite = suite_create("exercise 10: the CPU and the GPU at once");
     /* Without a GPU the program exits 77 and every check is counted as skipped. */
     TCase *bytes = exercise_tcase("every byte counted once, on one side or the other", 3);
@@ -474,5 +636,33 @@ int main(int argc, char **argv)
     /* 4 GiB on the GPU; on the host the input and its page-locked copy */
     add_if_tool(suite, big_share, 1, have_memory_for((size_t)4 << 30, (size_t)9 << 30),
                 memory_missing());
+    /* the split's arithmetic, on the host: it runs without a GPU too */
+    TCase *edge_share = exercise_tcase("edge: the measured share to the byte, on the host", 1);
+    tcase_add_test(edge_share, test_the_share_is_exact_to_the_byte);
+    if (access(share_program, X_OK) == 0)
+        add_tcase(suite, edge_share, 1);
+    else {
+        printf("%s is missing (make check builds it)\n", share_program);
+        add_skipped(1);
+    }
+    TCase *edge_failed = exercise_tcase("edge: a copy or an event wait that fails stops the "
+                                        "program",
+                                        2);
+    tcase_set_timeout(edge_failed, 120);
+    tcase_add_loop_test(edge_failed, test_a_copy_or_wait_that_fails_stops_the_program, 0, INJECTED);
+    if (access(fail_program, X_OK) == 0)
+        add_if_runnable(suite, edge_failed, INJECTED);
+    else {
+        printf("%s is missing (make check builds it)\n", fail_program);
+        add_skipped(INJECTED);
+    }
+    TCase *edge = exercise_tcase("edge: the default CPU threads, only CSV with --csv", 0);
+    tcase_add_test(edge, test_the_default_is_a_cpu_thread_per_core);
+    tcase_add_test(edge, test_csv_prints_only_csv);
+    add_if_runnable(suite, edge, 2);
+    /* refused before any GPU is opened: it runs without a GPU too */
+    TCase *edge_refused = exercise_tcase("edge: bad option values refused, one line each", 0);
+    tcase_add_loop_test(edge_refused, test_each_option_refuses_a_bad_value, 0, REFUSED_RUNS);
+    add_tcase(suite, edge_refused, REFUSED_RUNS);
     return run_exercise(suite);
 }
