@@ -306,6 +306,160 @@ START_TEST(test_each_warp_loads_32_bytes_in_a_row)
 }
 END_TEST
 
+/* ----------------------------------------------------------------- edge -- */
+
+/* Reads the program's PTX (the file CHECK_PTX names) into a string, or fails. */
+static char *read_ptx(void)
+{
+    const char *path = getenv("CHECK_PTX");
+    ck_assert_msg(path != NULL, "CHECK_PTX is not set: run the check with make check");
+    FILE *f = fopen(path, "r");
+    ck_assert_msg(f != NULL, "cannot read the program's PTX, %s", path);
+    size_t cap = 1 << 16, len = 0;
+    char *text = malloc(cap);
+    ck_assert(text != NULL);
+    for (size_t got; (got = fread(text + len, 1, cap - len - 1, f)) > 0;) {
+        len += got;
+        if (len + 1 == cap) {
+            cap *= 2;
+            text = realloc(text, cap);
+            ck_assert(text != NULL);
+        }
+    }
+    fclose(f);
+    text[len] = '\0';
+    return text;
+}
+
+/* A warp-wide call's mask must be the lanes that make the call with this one
+ * here, in this step: in the last step, and in the last warp of a block that
+ * is not whole warps, that is fewer than 32. A constant mask of all 32 lanes
+ * names lanes that have left the loop or are not there, which the
+ * Programming Guide calls undefined: an H100 happens to count right with it,
+ * and synccheck does not report it, so the check reads the PTX. nvcc writes
+ * a constant mask either in the call (..., -1;) or in a register set just
+ * before by mov.u32 %rN, -1; both are refused, in match.any/match.all, vote
+ * and shfl calls. */
+START_TEST(test_no_warp_call_names_all_32_lanes_by_a_constant)
+{
+    char *ptx = read_ptx();
+    char all_lanes[64][16]; /* the registers set to -1 (all 32 lanes) */
+    int registers = 0;
+    for (char *line = strtok(ptx, "\n"); line; line = strtok(NULL, "\n")) {
+        while (*line == ' ' || *line == '\t')
+            line++;
+        char reg[16];
+        int read = 0; /* set only when the whole line matched, -1; included */
+        if (sscanf(line, "mov.%*[ub]32 %15[^,], -1;%n", reg, &read) == 1 && read > 0 &&
+            registers < 64)
+            snprintf(all_lanes[registers++], sizeof all_lanes[0], "%s", reg);
+        if (!strstr(line, ".sync") ||
+            !(strstr(line, "match.") || strstr(line, "vote.") || strstr(line, "shfl.")))
+            continue;
+        char *end = strrchr(line, ';');
+        char *comma = strrchr(line, ',');
+        ck_assert_msg(end && comma && comma < end, "cannot read the PTX line '%s'", line);
+        *end = '\0';
+        char *mask = comma + 1;
+        while (*mask == ' ' || *mask == '\t')
+            mask++;
+        bool constant = strcmp(mask, "-1") == 0;
+        for (int r = 0; r < registers && !constant; r++)
+            constant = strcmp(mask, all_lanes[r]) == 0;
+        ck_assert_msg(!constant,
+                      "the PTX's warp-wide call '%s;' takes a mask of all 32 lanes, a constant "
+                      "(0xffffffff): in the last step, and in the last warp of a 33- or 48-thread "
+                      "block, some of those lanes have left the loop or are not there, and a "
+                      "mask that names them is undefined behaviour (hint 3)",
+                      line);
+    }
+    free(ptx);
+}
+END_TEST
+
+/* The exact model, with no slack for a kernel that is not the technique on
+ * some steps: text on one warp (100 steps of 32 lanes, 16 groups each) and
+ * on 4 blocks of 64 threads: at most one atomic per group, and one per warp. */
+static const struct {
+    size_t size;
+    long blocks;
+    int threads;
+} tight_runs[] = {
+    {3200, 1, 32},
+    {32000, 4, 64},
+};
+#define TIGHT_RUNS ((int)(sizeof tight_runs / sizeof tight_runs[0]))
+
+START_TEST(test_text_takes_one_atomic_per_group_in_every_step)
+{
+    size_t size = tight_runs[_i].size;
+    long blocks = tight_runs[_i].blocks;
+    int threads = tight_runs[_i].threads;
+    unsigned char *buffer = malloc(size);
+    ck_assert(buffer != NULL);
+    fill_input(DATA_TEXT, buffer, size, 70 + (uint64_t)_i);
+    unsigned long long groups = groups_per_step(buffer, size, blocks, threads);
+    free(buffer);
+    unsigned long long warps =
+        (unsigned long long)blocks * (unsigned long long)((threads + 31) / 32);
+    char args[256];
+    snprintf(args, sizeof args, "--size %zu --data text --seed %d --blocks %ld --threads %d", size,
+             70 + _i, blocks, threads);
+    unsigned long long atomics = atomics_for(args, size);
+    ck_assert_msg(atomics <= groups + warps && atomics >= groups / 2,
+                  "%s: %llu atomics; the warps' steps hold %llu groups of equal bytes, so one "
+                  "atomic per group is %llu (at most %llu allowed, one per warp of slack): "
+                  "every step must aggregate, not most of them",
+                  args, atomics, groups, groups, groups + warps);
+}
+END_TEST
+
+/* Reads "launch:     B blocks x T threads" from a report, or fails. */
+static void read_launch(const char *args, const struct stage_output *o, long *blocks, int *threads)
+{
+    const char *line = strstr(o->out, "launch:");
+    ck_assert_msg(line && sscanf(line, "launch: %ld blocks x %d threads", blocks, threads) == 2,
+                  "%s: no 'launch: B blocks x T threads' line in: %s", args, o->out);
+}
+
+/* With no option at all, the program runs what --help and the book say: the
+ * book's 100 MiB of uniform bytes (seed 1), 10 timed runs, and the book's
+ * launch, 2 blocks per SM of 256 threads (the block count the given program
+ * computes for --blocks-per-sm 2), verified. */
+START_TEST(test_defaults_with_no_options)
+{
+    struct stage_output o;
+    run_stage("--size 4096 --reps 1 --blocks-per-sm 2 --threads 256", &o);
+    ck_assert_msg(o.exit_status == 0, "--blocks-per-sm 2 --threads 256: %s, stderr: %s",
+                  exit_meaning(&o), o.err);
+    long book_blocks;
+    int book_threads;
+    read_launch("--blocks-per-sm 2 --threads 256", &o, &book_blocks, &book_threads);
+    run_stage("", &o);
+    ck_assert_msg(o.exit_status == 0, "(no options): %s, stderr: %s", exit_meaning(&o), o.err);
+    ck_assert_msg(strstr(o.out, "input:      uniform, 104857600 bytes, seed 1\n"),
+                  "(no options): expected the default input, 100 MiB of uniform bytes, seed 1: %s",
+                  o.out);
+    ck_assert_msg(strstr(o.out, "(median of 10 runs"),
+                  "(no options): expected the default 10 timed runs: %s", o.out);
+    ck_assert_msg(o.has_sum && o.sum == 104857600, "(no options): the sum: %s", o.out);
+    long blocks;
+    int threads;
+    read_launch("(no options)", &o, &blocks, &threads);
+    ck_assert_msg(blocks == book_blocks && threads == 256,
+                  "(no options): launch %ld blocks x %d threads, expected the book's %ld x 256 (2 "
+                  "blocks per SM of 256 threads)",
+                  blocks, threads, book_blocks);
+    ck_assert_msg(o.says_verified, "(no options): no 'verified: yes' line: %s", o.out);
+}
+END_TEST
+
+START_TEST(test_csv_prints_only_csv)
+{
+    check_stdout_is_only_csv("--size 100003 --data text --reps 2 --blocks 3 --threads 48 --csv", 2);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("11_warp_aggregation", argc, argv);
@@ -350,6 +504,21 @@ int main(int argc, char **argv)
     tcase_add_loop_test(sanitized, test_no_memory_or_barrier_errors, 0, SANITIZER_RUNS);
     add_if_tool(suite, sanitized, SANITIZER_RUNS, have_compute_sanitizer(),
                 "compute-sanitizer (CUDA toolkit)");
+
+    /* Read in the PTX: runs without a GPU too. */
+    TCase *mask = exercise_tcase("edge: no warp-wide call takes a constant mask of all 32 lanes "
+                                 "(read in the PTX)",
+                                 3);
+    tcase_add_test(mask, test_no_warp_call_names_all_32_lanes_by_a_constant);
+    add_tcase(suite, mask, 1);
+
+    TCase *edge =
+        exercise_tcase("edge: every step aggregated, the defaults, only CSV with --csv", 1);
+    tcase_set_timeout(edge, 120);
+    tcase_add_loop_test(edge, test_text_takes_one_atomic_per_group_in_every_step, 0, TIGHT_RUNS);
+    tcase_add_test(edge, test_defaults_with_no_options);
+    tcase_add_test(edge, test_csv_prints_only_csv);
+    add_if_runnable(suite, edge, TIGHT_RUNS + 2);
 
     int usage_checks = 0;
     TCase *usage = usage_tcase(true, &usage_checks);

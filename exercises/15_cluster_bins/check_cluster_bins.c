@@ -499,6 +499,125 @@ START_TEST(test_every_cluster_barrier_orders_memory)
 }
 END_TEST
 
+/* ----------------------------------------------------------------- edge -- */
+
+/* More than 2^32 threads: 4194308 blocks of 1024 (whole clusters) are
+ * 2^32 + 4096 threads, one key each at most. An index formed in 32 bits
+ * (blockIdx.x * blockDim.x before it is widened) wraps past 2^32, and the
+ * last blocks' threads count the first keys again. */
+START_TEST(test_more_than_2_to_the_32_threads)
+{
+    set_run_time_limit(120);
+    check_generated(4096, DATA_UNIFORM, 60, "--blocks 4194308 --threads 1024");
+}
+END_TEST
+
+/* Blocks that are not whole warps: 33 threads (a last warp of one lane) and
+ * one thread a block, with every bin and every slice checked. A loop over a
+ * slice that steps by whole warps, not by the block's threads, counts some
+ * counters twice at 33 threads and never ends at 1 (the time limit stops it). */
+START_TEST(test_blocks_that_are_not_whole_warps)
+{
+    static const struct {
+        size_t size;
+        const char *launch;
+        long blocks;
+    } runs[] = {
+        {65537, "--blocks 8 --threads 33", 8},
+        {4097, "--blocks 4 --threads 1", 4},
+    };
+    set_run_time_limit(60);
+    char args[512];
+    generated(runs[_i].size, DATA_UNIFORM, 61 + (uint64_t)_i, runs[_i].launch, args, sizeof args);
+    check_bins(args, (runs[_i].size + 1) / 2);
+    check_slices(args, runs[_i].blocks);
+}
+END_TEST
+
+/* One counter past 2^24: 40 MiB of constant bytes are 2^24 + 2^22 equal keys,
+ * all in one counter of one slice (4 blocks of 1024 threads: one cluster). A
+ * counter kept in a float stops at 2^24, where adding 1 no longer changes it. */
+START_TEST(test_one_counter_past_2_to_the_24)
+{
+    set_run_time_limit(120);
+    check_generated((size_t)40 << 20, DATA_CONSTANT, 62, "--blocks 4 --threads 1024");
+}
+END_TEST
+
+/* Reads "launch:     B blocks x T threads" from a report, or fails. */
+static void read_launch(const char *args, const struct stage_output *o, long *blocks, int *threads)
+{
+    const char *line = strstr(o->out, "launch:");
+    ck_assert_msg(line && sscanf(line, "launch: %ld blocks x %d threads", blocks, threads) == 2,
+                  "%s: no 'launch: B blocks x T threads' line in: %s", args, o->out);
+}
+
+/* With no option at all, the program runs what --help and the book say: the
+ * book's 100 MiB of uniform bytes (52428800 keys), 10 timed runs, and the
+ * book's launch, 2 blocks per SM of 256 threads in whole clusters (the block
+ * count the given program computes for --blocks-per-sm 2), verified. */
+START_TEST(test_defaults_with_no_options)
+{
+    struct stage_output o;
+    run_stage("--size 4096 --reps 1 --blocks-per-sm 2 --threads 256", &o);
+    ck_assert_msg(o.exit_status == 0, "--blocks-per-sm 2 --threads 256: %s, stderr: %s",
+                  exit_meaning(&o), o.err);
+    long book_blocks;
+    int book_threads;
+    read_launch("--blocks-per-sm 2 --threads 256", &o, &book_blocks, &book_threads);
+    run_stage("", &o);
+    ck_assert_msg(o.exit_status == 0, "(no options): %s, stderr: %s", exit_meaning(&o), o.err);
+    ck_assert_msg(strstr(o.out, "input:      uniform, 104857600 bytes: 52428800 16-bit keys\n"),
+                  "(no options): expected the default input, 100 MiB of uniform bytes: %s", o.out);
+    ck_assert_msg(strstr(o.out, "(median of 10 runs"),
+                  "(no options): expected the default 10 timed runs: %s", o.out);
+    ck_assert_msg(o.has_sum && o.sum == 52428800, "(no options): the sum: %s", o.out);
+    long blocks;
+    int threads;
+    read_launch("(no options)", &o, &blocks, &threads);
+    ck_assert_msg(blocks == book_blocks && threads == 256 && blocks % CLUSTER == 0,
+                  "(no options): launch %ld blocks x %d threads, expected the book's %ld x 256 (2 "
+                  "blocks per SM of 256 threads, in whole clusters)",
+                  blocks, threads, book_blocks);
+    ck_assert_msg(o.says_verified, "(no options): no 'verified: yes' line: %s", o.out);
+}
+END_TEST
+
+/* --bins takes only 65536 (one bin per 16-bit key): any other number is bad
+ * usage, exit 2 with one line that names --bins, before the GPU is opened. */
+START_TEST(test_bins_other_than_65536_are_refused)
+{
+    static const char *const args[] = {"--size 4096 --bins 256", "--size 4096 --bins 65535",
+                                       "--size 4096 --bins 0x10000"};
+    struct stage_output o;
+    run_stage(args[_i], &o);
+    ck_assert_msg(o.exit_status == EXIT_USAGE, "%s: %s, expected exit 2 (bad usage)", args[_i],
+                  exit_meaning(&o));
+    const char *newline = strchr(o.err, '\n');
+    ck_assert_msg(newline && strstr(o.err, "--bins") && strstr(o.err, "--bins") < newline,
+                  "%s: the first line of stderr must say why, naming --bins: %s", args[_i], o.err);
+    ck_assert_msg(o.out[0] == '\0', "%s: printed on stdout: %s", args[_i], o.out);
+}
+END_TEST
+
+/* ... and --bins 65536 itself is taken. */
+START_TEST(test_bins_65536_is_taken)
+{
+    struct stage_output o;
+    run_stage("--size 4096 --reps 1 --bins 65536", &o);
+    ck_assert_msg(o.exit_status == 0 && o.says_verified,
+                  "--size 4096 --reps 1 --bins 65536: %s, expected exit 0 and verified: 65536 is "
+                  "the number of bins; stderr: %s",
+                  exit_meaning(&o), o.err);
+}
+END_TEST
+
+START_TEST(test_csv_prints_only_csv)
+{
+    check_stdout_is_only_csv("--size 65537 --data text --reps 2 --blocks 8 --threads 96 --csv", 2);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("15_cluster_bins", argc, argv);
@@ -546,6 +665,25 @@ int main(int argc, char **argv)
     /* 4 GiB on the GPU; on the host the program's input and the check's */
     add_if_tool(suite, large, 1, have_memory_for((size_t)4 << 30, (size_t)9 << 30),
                 memory_missing());
+
+    TCase *edge = exercise_tcase("edge: past 2^32 threads, partial warps, a counter past 2^24", 3);
+    tcase_set_timeout(edge, 300);
+    tcase_add_test(edge, test_more_than_2_to_the_32_threads);
+    tcase_add_loop_test(edge, test_blocks_that_are_not_whole_warps, 0, 2);
+    tcase_add_test(edge, test_one_counter_past_2_to_the_24);
+    add_if_runnable(suite, edge, 1 + 2 + 1);
+
+    TCase *given = exercise_tcase("edge: the defaults, --bins 65536 taken, only CSV with --csv", 0);
+    tcase_set_timeout(given, 120);
+    tcase_add_test(given, test_defaults_with_no_options);
+    tcase_add_test(given, test_bins_65536_is_taken);
+    tcase_add_test(given, test_csv_prints_only_csv);
+    add_if_runnable(suite, given, 1 + 1 + 1);
+
+    /* refused before the GPU is opened: runs without a GPU too */
+    TCase *bins_refused = exercise_tcase("edge: --bins other than 65536 refused, in one line", 0);
+    tcase_add_loop_test(bins_refused, test_bins_other_than_65536_are_refused, 0, 3);
+    add_tcase(suite, bins_refused, 3);
 
     int usage_checks = 0;
     TCase *usage = usage_tcase(true, &usage_checks);

@@ -691,6 +691,198 @@ START_TEST(test_csv_prints_header_and_a_verified_row_per_placement)
 }
 END_TEST
 
+/* ----------------------------------------------------------------- edge -- */
+
+/* Every usage error is one line on stderr that names what was wrong (the
+ * usage follows it, and names every option, so the reason is read in the
+ * first line only), nothing on stdout, exit 2: before the GPU, anywhere. */
+static const struct {
+    const char *args, *says;
+} refused_in_one_line[] = {
+    {"--range 0", "--range"},
+    {"--range 0:1x", "--range"},
+    {"--range nan:1", "--range"},
+    {"--range 1:1", "--range"},
+    {"--range 1:0", "--range"},
+    {"--pixels --range 0:1", "--range"},
+    {"--bins 1.5", "--bins"},
+    {"--bins abc", "--bins"},
+    {"--bins 0", "--bins"},
+    {"--bins 65537", "--bins"},
+    {"--pixels --bins 0", "--bins"},
+    {"--pixels --bins 361", "--bins"},
+    {"--variant nope", "--variant"},
+    {"--blocks 4", "--blocks"},
+    {"--blocks-per-sm 2", "--blocks-per-sm"},
+    {"--laws --size 4096", "--laws"},
+};
+#define REFUSED_IN_ONE_LINE ((int)(sizeof refused_in_one_line / sizeof refused_in_one_line[0]))
+
+START_TEST(test_each_refusal_names_its_option_in_one_line)
+{
+    const char *args = refused_in_one_line[_i].args, *says = refused_in_one_line[_i].says;
+    struct ran r = run_program(args);
+    ck_assert_msg(r.status == EXIT_USAGE, "%s: %s, want exit 2 (bad usage)", args,
+                  meaning(r.status));
+    size_t first = strcspn(r.err, "\n");
+    char line[512];
+    snprintf(line, sizeof line, "%.*s", (int)(first < sizeof line ? first : sizeof line - 1),
+             r.err);
+    ck_assert_msg(strstr(line, says) != NULL,
+                  "%s: the first line of stderr, '%s', does not name '%s': the reason is one line "
+                  "that says which option was wrong",
+                  args, line, says);
+    ck_assert_msg(r.out[0] == '\0', "%s: printed on stdout: %.300s", args, r.out);
+    free_ran(&r);
+}
+END_TEST
+
+/* Counts, per f32-key kernel of the PTX (the library's gh_kernel for
+ * spline_bins, one per placement), its loops: branches back to a label
+ * above them. The library's own loops are 4 at most in each; a split that
+ * searches for the key's bin (over the centres, or by halving the bins)
+ * loops once per key of the item, inlined 4 times or more. */
+static int most_loops_in_a_spline_kernel(char *entry, size_t entry_size)
+{
+    const char *path = getenv("CHECK_PTX");
+    ck_assert_msg(path != NULL, "CHECK_PTX is not set: run the check with make check");
+    FILE *f = fopen(path, "r");
+    ck_assert_msg(f != NULL, "cannot read the program's PTX, %s", path);
+    static char labels[4096][32];
+    int label_count = 0, loops = 0, most = -1;
+    bool spline = false;
+    char line[4096], name[256] = "", *branch, *target;
+    while (fgets(line, sizeof line, f)) {
+        char label[32];
+        if (strstr(line, ".entry ")) {
+            if (spline && loops > most)
+                most = loops, snprintf(entry, entry_size, "%s", name);
+            spline = strstr(line, "spline_bins") != NULL;
+            const char *start = strstr(line, ".entry ") + 7;
+            snprintf(name, sizeof name, "%.*s", (int)strcspn(start, "(\n"), start);
+            label_count = loops = 0;
+        } else if (sscanf(line, " %31[$A-Za-z0-9_]:", label) == 1 && label[0] == '$' &&
+                   label_count < 4096) {
+            snprintf(labels[label_count++], sizeof labels[0], "%s", label);
+        } else if (spline && (branch = strstr(line, "bra")) && branch > line &&
+                   (branch[-1] == ' ' || branch[-1] == '\t') && (target = strchr(branch, '$')) &&
+                   sscanf(target, "%31[$A-Za-z0-9_]", label) == 1) {
+            for (int l = 0; l < label_count; l++) /* a label above: a branch back, a loop */
+                loops += strcmp(labels[l], label) == 0;
+        }
+    }
+    if (spline && loops > most)
+        most = loops, snprintf(entry, entry_size, "%s", name);
+    fclose(f);
+    ck_assert_msg(most >= 0, "no kernel for spline_bins in the PTX, %s", path);
+    return most;
+}
+
+/* What ncu sees in group 6, read in the PTX where ncu is missing: an item is
+ * one 16-byte load (ld.global.v4, no 4-byte float load from global memory
+ * anywhere), and a key's bin is worked out, not searched for. */
+START_TEST(test_one_load_an_item_and_no_search_in_the_ptx)
+{
+    int wide =
+        ptx_lines_matching("^[[:space:]]*ld\\.global(\\.[a-z0-9_:]+)*\\.v4\\.(f32|b32|u32|s32)");
+    int scalar = ptx_lines_matching("^[[:space:]]*ld\\.global(\\.(nc|ca|cg|cs|lu|cv|L1::[a-z_]+|L2:"
+                                    ":[A-Za-z0-9_]+))*\\.f32[[:space:]]");
+    ck_assert_msg(wide > 0 && scalar == 0,
+                  "the program's PTX has %d 16-byte loads from global memory and %d 4-byte float "
+                  "ones: spline_bins' read() should fetch an item's 4 keys in one 16-byte load "
+                  "(a float4), not key by key",
+                  wide, scalar);
+    char entry[256] = "";
+    int loops = most_loops_in_a_spline_kernel(entry, sizeof entry);
+    ck_assert_msg(loops <= 8,
+                  "the PTX's kernel '%s' (the library with spline_bins) has %d loops, where the "
+                  "library's own are 4 at most: a loop in split() (a search over the bins' "
+                  "centres or edges) makes a key's work grow with the bins; its bin is worked "
+                  "out from its place, in a few operations",
+                  entry, loops);
+}
+END_TEST
+
+/* Past 2^24 pixels: 2^24 + 2304 pixels, grey (no hue) but for one run of
+ * three of one colour per hue bin of 36, at pixels 2^24 + 4q - 1, 4q, 4q + 1
+ * (q different for each bin, so that the runs start at every lane of a warp,
+ * one across two warps). The three tie on distance, and the first of them is
+ * the pick. As floats the three indices are one number, 2^24 + 4q: a
+ * compare through float (on the GPU only, where the host laws cannot see
+ * it) ties them, and the pick left depends on the order the GPU combined
+ * them in. 48 MiB. */
+START_TEST(test_nearest_hue_past_2_to_the_24_pixels)
+{
+    const size_t base = (size_t)1 << 24, n = base + 2304;
+    unsigned char *rgb = malloc(3 * n);
+    ck_assert(rgb != NULL);
+    memset(rgb, 128, 3 * n);
+    for (unsigned bin = 0; bin < 36; bin++) {
+        unsigned char colour[3] = {0, 0, 0};
+        bool found = false;
+        for (unsigned r = 0; r < 256 && !found; r += 5)
+            for (unsigned g = 0; g < 256 && !found; g += 5)
+                for (unsigned b = 0; b < 256 && !found; b += 5)
+                    if (hsv_of(r, g, b, 36).hue_bin == bin)
+                        colour[0] = (unsigned char)r, colour[1] = (unsigned char)g,
+                        colour[2] = (unsigned char)b, found = true;
+        ck_assert_msg(found, "no colour found for hue bin %u of 36", bin);
+        size_t q = 16 * (size_t)bin + bin % 8 + 1;
+        for (size_t p = base + 4 * q - 1; p <= base + 4 * q + 1; p++)
+            memcpy(rgb + 3 * p, colour, 3);
+        ck_assert((float)(base + 4 * q - 1) == (float)(base + 4 * q + 1));
+    }
+    char path[32], args[256];
+    write_temporary(path, rgb, 3, n);
+    snprintf(args, sizeof args, "--pixels --file %s --bins 36 --reps 1 --print-bins", path);
+    check_pixels(rgb, n, 36, args);
+    unlink(path);
+    free(rgb);
+}
+END_TEST
+
+/* The defaults: --pixels without --bins is 36 hue bins; f32 keys without
+ * --reps are timed 10 times, with every placement (the default variant, all:
+ * the library's choice and each other that holds 1000 bins). */
+START_TEST(test_the_defaults_of_bins_reps_and_variant)
+{
+    const size_t size = 3 * 10007;
+    unsigned char *rgb = malloc(size);
+    ck_assert(rgb != NULL);
+    fill_input(DATA_UNIFORM, rgb, size, 300);
+    check_pixels(rgb, size / 3, 36, "--pixels --size 30021 --seed 300 --reps 1 --print-bins");
+    free(rgb);
+
+    const char *args = "--size 4096 --csv";
+    struct ran r = run_program(args);
+    ck_assert_msg(r.status == EXIT_OK, "%s: %s, stderr: %.1500s", args, meaning(r.status), r.err);
+    int rows = 0;
+    for (char *row = strchr(r.out, '\n'); row && row[1]; row = strchr(row, '\n'), rows++) {
+        row++;
+        char *field = row;
+        for (int comma = 0; comma < 8 && field; comma++)
+            field = strchr(field, ','), field = field ? field + 1 : NULL;
+        ck_assert_msg(field && strncmp(field, "10,", 3) == 0,
+                      "%s: the row '%.*s' does not say 10 runs (reps, the 9th field): the default "
+                      "--reps is 10",
+                      args, (int)strcspn(row, "\n"), row);
+    }
+    ck_assert_msg(rows >= 2,
+                  "%s: %d rows, expected the library's choice and each other placement that "
+                  "holds 1000 bins (the default variant is all)",
+                  args, rows);
+    free_ran(&r);
+}
+END_TEST
+
+START_TEST(test_csv_prints_only_csv)
+{
+    static const char *const args[] = {"--size 40000 --data skewed --reps 1 --csv",
+                                       "--pixels --size 30000 --reps 1 --csv"};
+    check_stdout_is_only_csv(args[_i], 3);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("17_generalized", argc, argv);
@@ -753,5 +945,25 @@ int main(int argc, char **argv)
     tcase_add_test(whole, test_default_is_spline_bins_of_the_books_100_mib);
     tcase_add_test(whole, test_csv_prints_header_and_a_verified_row_per_placement);
     add_if_runnable(suite, whole, 2);
+
+    TCase *edge_usage = exercise_tcase("edge: each refusal names its option in one line", 0);
+    tcase_add_loop_test(edge_usage, test_each_refusal_names_its_option_in_one_line, 0,
+                        REFUSED_IN_ONE_LINE);
+    add_tcase(suite, edge_usage, REFUSED_IN_ONE_LINE);
+
+    /* read from the PTX: it runs without a GPU too */
+    TCase *edge_ptx = exercise_tcase("edge: one 16-byte load an item, no search for the bin (read "
+                                     "in the PTX)",
+                                     3);
+    tcase_add_test(edge_ptx, test_one_load_an_item_and_no_search_in_the_ptx);
+    add_tcase(suite, edge_ptx, 1);
+
+    TCase *edge =
+        exercise_tcase("edge: picks past 2^24 pixels, the defaults, only CSV with --csv", 5);
+    tcase_set_timeout(edge, 300);
+    tcase_add_test(edge, test_nearest_hue_past_2_to_the_24_pixels);
+    tcase_add_test(edge, test_the_defaults_of_bins_reps_and_variant);
+    tcase_add_loop_test(edge, test_csv_prints_only_csv, 0, 2);
+    add_if_runnable(suite, edge, 1 + 1 + 2);
     return run_exercise(suite);
 }
