@@ -8,6 +8,7 @@
  */
 #include "stage_checks.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,12 +52,13 @@ struct histogram {
     bool crashed;
     long printed;
     size_t outside;
+    size_t sum; /* the 'Histogram Sum:' line's */
     char err[1024];
 };
 
 static struct histogram run_histogram(const char *args, long bins, unsigned int *got)
 {
-    struct histogram r = {.outside = SIZE_MAX};
+    struct histogram r = {.outside = SIZE_MAX, .sum = SIZE_MAX};
     char command[1024], err_path[] = "/tmp/bin_edges_err_XXXXXX", line[512];
     int fd = mkstemp(err_path);
     ck_assert(fd >= 0);
@@ -70,6 +72,7 @@ static struct histogram run_histogram(const char *args, long bins, unsigned int 
         if (sscanf(line, "%ld: %u", &bin, &count) == 2 && bin >= 0 && bin < bins)
             got[bin] = count, r.printed++;
         sscanf(line, "outside: %zu", &r.outside);
+        sscanf(line, "Histogram Sum: %zu", &r.sum);
     }
     int status = pclose(p);
     FILE *e = fopen(err_path, "r");
@@ -115,6 +118,9 @@ START_TEST(test_histograms_of_generated_keys_match_the_definition)
                       got[bin], expected[bin]);
     ck_assert_msg(r.outside == outside, "%s: 'outside: %zu', expected %zu keys in no bin", args,
                   r.outside, outside);
+    ck_assert_msg(r.sum == h->keys - outside,
+                  "%s: 'Histogram Sum: %zu', expected %zu (the keys in a bin)", args, r.sum,
+                  h->keys - outside);
     free(bytes);
     free(expected);
     free(got);
@@ -509,6 +515,53 @@ static void program_beside_check(char *path, size_t size, const char *check, con
     snprintf(slash ? slash + 1 : path, size - (size_t)(slash ? slash + 1 - path : 0), "%s", name);
 }
 
+/* Where the -mlong-double-64 or the -m32 build is missing, the program's
+ * preprocessed source (the Makefile's bin_edges.i): its own lines, those of
+ * bin_edges.c after the preprocessor's line markers, must name none of the
+ * types some compilers lack. Comments are gone there, and macros expanded. */
+static char preprocessed[4096];
+
+START_TEST(test_no_type_some_compilers_lack)
+{
+    static const char *const words[] = {"long double", "__int128",  "__float80",
+                                        "__float128",  "_Float64x", "_Float128"};
+    FILE *file = fopen(preprocessed, "r");
+    ck_assert_msg(file != NULL, "cannot open %s (make check makes it)", preprocessed);
+    char line[4096];
+    bool own = false;
+    int number = 0;
+    while (fgets(line, sizeof line, file)) {
+        if (line[0] == '#') { /* # N "file": the lines that follow come from that file */
+            const char *quote = strchr(line, '"');
+            own = quote && strstr(quote, "bin_edges.c\"") != NULL;
+            if (own)
+                number = atoi(line + 1) - 1;
+            continue;
+        }
+        number += own;
+        for (size_t w = 0; own && w < sizeof words / sizeof words[0]; w++) {
+            const char *at = strstr(line, words[w]);
+            /* a whole word: not the end of a longer name */
+            bool whole =
+                at && (at == line || !(isalnum((unsigned char)at[-1]) || at[-1] == '_')) &&
+                !(isalnum((unsigned char)at[strlen(words[w])]) || at[strlen(words[w])] == '_');
+            if (whole) {
+                fclose(file);
+                ck_assert_msg(false,
+                              "bin_edges.c, line %d (after the preprocessor): %s is a type that "
+                              "only some compilers have, or only some make wider than a double or "
+                              "64 bits (MSVC, 32-bit ARM); integer arithmetic in int64_t and "
+                              "uint64_t is exact everywhere. (The builds that would show it, "
+                              "-mlong-double-64 or -m32, cannot be made here, so the check reads "
+                              "your source instead.)",
+                              number, words[w]);
+            }
+        }
+    }
+    fclose(file);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ usage -- */
 
 START_TEST(test_bad_ranges_and_bins_are_usage_errors)
@@ -542,6 +595,150 @@ START_TEST(test_a_file_of_part_keys_is_a_usage_error)
                   "%s (a file of 5 bytes: one key and one byte more): %s, expected exit 2 (bad "
                   "usage: the file is not a whole number of 4-byte keys)",
                   args, exit_meaning(&o));
+}
+END_TEST
+
+/* ------------------------------------------------- under UBSan, and the contract -- */
+
+/* The program built with -fsanitize=undefined (the Makefile): a signed
+ * subtraction that overflows (key - lo or hi - lo in int32) stops it there,
+ * where the -O2 build may wrap into the right bin. The wide keys again. */
+static char ubsan_build[4096];
+
+START_TEST(test_keys_in_wide_ranges_under_ubsan)
+{
+    set_stage_program(ubsan_build);
+    probe_note = " (the program built with -fsanitize=undefined: an int32 subtraction or "
+                 "product that overflows is undefined in C, and stops the program here)";
+    check_probe(&wide[_i]);
+}
+END_TEST
+
+/* One line of out that starts with prefix, or NULL. */
+static const char *line_starting(const char *out, const char *prefix)
+{
+    for (const char *p = out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+        if (strncmp(p, prefix, strlen(prefix)) == 0)
+            return p;
+    return NULL;
+}
+
+/* With no options: 256 bins over [INT32_MIN, INT32_MAX), the book's 100 MiB
+ * of uniform keys (seed 1), every report line, the sum and the keys in no bin
+ * those of the exact bins; and --print-bins alone prints the exact bins of
+ * that default input. */
+START_TEST(test_the_defaults)
+{
+    size_t size = DEFAULT_SIZE, n = size / 4;
+    unsigned char *bytes = malloc(size);
+    unsigned int expected[256] = {0}, got[256] = {0};
+    ck_assert(bytes);
+    fill_input(DATA_UNIFORM, bytes, size, DEFAULT_SEED);
+    size_t outside = 0;
+    for (size_t i = 0; i < n; i++) {
+        int32_t key;
+        memcpy(&key, bytes + 4 * i, 4);
+        long bin = expected_bin(INT32_MIN, INT32_MAX, 256, key);
+        if (bin < 0)
+            outside++;
+        else
+            expected[bin]++;
+    }
+    free(bytes);
+    struct stage_output o;
+    run_stage("", &o);
+    ck_assert_msg(o.exit_status == 0, "no options: %s, stderr: %s", exit_meaning(&o), o.err);
+    char want[5][160];
+    snprintf(want[0], sizeof want[0], "input:      uniform, %zu bytes: %zu int32 keys\n", size, n);
+    snprintf(want[1], sizeof want[1], "bins:       256 over [-2147483648, 2147483647)\n");
+    snprintf(want[2], sizeof want[2], "outside:    %zu keys in no bin\n", outside);
+    snprintf(want[3], sizeof want[3], "Histogram Sum: %zu\n", n - outside);
+    snprintf(want[4], sizeof want[4], "verified:   ");
+    for (int w = 0; w < 5; w++)
+        ck_assert_msg(strstr(o.out, want[w]) != NULL,
+                      "no options (the defaults: 256 bins over [-2^31, 2^31 - 1), 100 MiB of "
+                      "uniform keys, seed 1): expected the line '%.*s', got:\n%.600s",
+                      (int)strcspn(want[w], "\n"), want[w], o.out);
+    ck_assert_msg(line_starting(o.out, "kernel only:") != NULL,
+                  "no options: no 'kernel only:' line (the time), got:\n%.600s", o.out);
+    char args[] = "--print-bins --reps 1";
+    struct histogram h = run_histogram(args, 256, got);
+    ck_assert_msg(h.exit_status == 0 && h.printed == 256,
+                  "%s: exit %d, printed %ld bins, expected 256 (the default), stderr: %s", args,
+                  h.exit_status, h.printed, h.err);
+    for (long bin = 0; bin < 256; bin++)
+        ck_assert_msg(got[bin] == expected[bin],
+                      "%s (the default range and input): bin %ld holds %u, expected %u", args, bin,
+                      got[bin], expected[bin]);
+}
+END_TEST
+
+/* --bins with K or M, powers of 1024, as the README's --bins 16M: the same
+ * bins as the number written out. */
+static const struct {
+    const char *bins;
+    long value;
+} suffixed[] = {{"16M", 16777216}, {"4K", 4096}, {"1k", 1024}, {"3m", 3145728}};
+#define SUFFIXED ((int)(sizeof suffixed / sizeof suffixed[0]))
+
+START_TEST(test_bins_with_a_suffix)
+{
+    static const int64_t keys[] = {INT32_MIN, -1, 0, 1, 715827882, 2147483391, INT32_MAX - 1};
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+        char args[128];
+        snprintf(args, sizeof args, "--bins %s --key %" PRId64, suffixed[_i].bins, keys[k]);
+        struct stage_output o;
+        run_stage(args, &o);
+        long want = expected_bin(INT32_MIN, INT32_MAX, suffixed[_i].value, keys[k]);
+        char text[96];
+        snprintf(text, sizeof text, "in %ld bins over [-2147483648, 2147483647): bin %ld\n",
+                 suffixed[_i].value, want);
+        ck_assert_msg(o.exit_status == 0 && strstr(o.out, text),
+                      "%s (--bins %s is %ld bins): %s, expected '... %.*s', got: %.200s", args,
+                      suffixed[_i].bins, suffixed[_i].value, exit_meaning(&o),
+                      (int)strlen(text) - 1, text, o.out);
+    }
+    if (_i == 0) { /* the README's own run, on 1 MiB of keys */
+        struct stage_output o;
+        run_stage("--bins 16M --size 1M --reps 1", &o);
+        ck_assert_msg(o.exit_status == 0 && strstr(o.out, "bins:       16777216 over "),
+                      "--bins 16M --size 1M --reps 1: %s, expected exit 0 and 'bins:       "
+                      "16777216 over ...', got: %.300s",
+                      exit_meaning(&o), o.out);
+    }
+}
+END_TEST
+
+/* Each refused value exits 2 and says why in a first line that names the option. */
+static const struct {
+    const char *args, *option;
+} refusals[] = {{"--csv", "--csv"},
+                {"--threads 2", "--threads"},
+                {"--threads 1", "--threads"},
+                {"--bins 17M", "--bins"},
+                {"--bins 16G", "--bins"},
+                {"--bins 12x", "--bins"},
+                {"--bins -1", "--bins"},
+                {"--bins 0K", "--bins"},
+                {"--lo 1.5", "--lo"},
+                {"--lo 2K --hi 5", "--lo"},
+                {"--hi ten", "--hi"},
+                {"--hi 2147483648", "--hi"},
+                {"--key 99999999999", "--key"},
+                {"--key 1e3", "--key"}};
+#define REFUSALS ((int)(sizeof refusals / sizeof refusals[0]))
+
+START_TEST(test_refusals_name_the_option)
+{
+    struct stage_output o;
+    run_stage(refusals[_i].args, &o);
+    size_t first = strcspn(o.err, "\n");
+    char line[512];
+    snprintf(line, sizeof line, "%.*s", (int)(first < 500 ? first : 500), o.err);
+    ck_assert_msg(o.exit_status == EXIT_USAGE && strstr(line, refusals[_i].option),
+                  "%s: %s, expected exit 2 (bad usage) and a first line of stderr that names "
+                  "%s; it was: '%s'",
+                  refusals[_i].args, exit_meaning(&o), refusals[_i].option, line);
 }
 END_TEST
 
@@ -603,9 +800,38 @@ int main(int argc, char **argv)
                build_32);
         add_skipped(WIDE);
     }
+    /* Where either build is missing, the preprocessed source instead. */
+    program_beside_check(preprocessed, sizeof preprocessed, argv[0], "bin_edges.i");
+    if (access(long_double_64, X_OK) != 0 || access(build_32, X_OK) != 0) {
+        TCase *types = exercise_tcase("no type some compilers lack, read in your source", 3);
+        tcase_add_test(types, test_no_type_some_compilers_lack);
+        if (access(preprocessed, R_OK) == 0)
+            add_tcase(suite, types, 1);
+        else {
+            printf("%s: not run here: no preprocessed source\n", preprocessed);
+            add_skipped(1);
+        }
+    }
+    /* And with -fsanitize=undefined where the compiler has it. */
+    program_beside_check(ubsan_build, sizeof ubsan_build, argv[0], "bin_edges-ubsan");
+    TCase *ubsan = exercise_tcase("the wide keys under UndefinedBehaviorSanitizer", 3);
+    tcase_set_timeout(ubsan, 120);
+    tcase_add_loop_test(ubsan, test_keys_in_wide_ranges_under_ubsan, 0, WIDE);
+    if (access(ubsan_build, X_OK) == 0)
+        add_tcase(suite, ubsan, WIDE);
+    else {
+        printf("%s: not run here: this compiler has no -fsanitize=undefined\n", ubsan_build);
+        add_skipped(WIDE);
+    }
+    TCase *defaults = exercise_tcase("the defaults, --bins with K or M", 0);
+    tcase_set_timeout(defaults, 120);
+    tcase_add_test(defaults, test_the_defaults);
+    tcase_add_loop_test(defaults, test_bins_with_a_suffix, 0, SUFFIXED);
+    add_tcase(suite, defaults, 1 + SUFFIXED);
     TCase *usage = exercise_tcase("bad ranges and bins are refused (exit 2)", 0);
     tcase_add_loop_test(usage, test_bad_ranges_and_bins_are_usage_errors, 0, 9);
     tcase_add_test(usage, test_a_file_of_part_keys_is_a_usage_error);
-    add_tcase(suite, usage, 10);
+    tcase_add_loop_test(usage, test_refusals_name_the_option, 0, REFUSALS);
+    add_tcase(suite, usage, 10 + REFUSALS);
     return run_exercise(suite);
 }

@@ -6,9 +6,15 @@
  * beside a neighbour that holds counts. check_packed_counters runs it.
  *
  *   check_halves add|flush|unpack BIN WORD TOTAL
+ *   check_halves adds BIN WORD TOTAL N
  *
  * prints "word W total T" (add, flush: the word and bin's total after the
- * call) or "count C" (unpack: bin's final count).
+ * call) or "count C" (unpack: bin's final count). adds calls add_one N times
+ * on bin, reading the word itself after each call (not through the program's
+ * watch()), and prints "peak P lowest-flush L flushes F neighbour-changes C
+ * half H total T": the most bin's half held, the least it held just before a
+ * call that lowered it (65536 when none did), how many calls lowered it, how
+ * many changed the other half, and the half and total at the end.
  */
 /* The file under test: yours, or the Makefile names another (a solution's). */
 #ifndef PACKED_COUNTERS_C
@@ -18,13 +24,15 @@
 #include PACKED_COUNTERS_C
 #undef main
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 int main(int argc, char **argv)
 {
-    if (argc != 5) {
-        fprintf(stderr, "usage: %s add|flush|unpack BIN WORD TOTAL\n", argv[0]);
+    if (argc != 5 && !(argc == 6 && strcmp(argv[1], "adds") == 0)) {
+        fprintf(stderr, "usage: %s add|flush|unpack BIN WORD TOTAL, or adds BIN WORD TOTAL N\n",
+                argv[0]);
         return 2;
     }
     unsigned long bin = strtoul(argv[2], NULL, 10), word = strtoul(argv[3], NULL, 10),
@@ -38,7 +46,27 @@ int main(int argc, char **argv)
     static unsigned int totals[BINS], histo[BINS];
     words[bin / 2] = (uint32_t)word;
     totals[bin] = (unsigned int)total;
-    if (strcmp(argv[1], "add") == 0)
+    if (strcmp(argv[1], "adds") == 0) {
+        unsigned long n = strtoul(argv[5], NULL, 10);
+        unsigned int shift = (unsigned int)bin % 2 * 16, other = 16 - shift;
+        uint32_t peak = 0, lowest = 65536, neighbour = (uint32_t)word >> other & 0xffff;
+        unsigned long flushes = 0, changes = 0;
+        for (unsigned long i = 0; i < n; i++) {
+            uint32_t before = words[bin / 2] >> shift & 0xffff;
+            add_one(words, totals, (unsigned int)bin);
+            uint32_t half = words[bin / 2] >> shift & 0xffff;
+            peak = half > peak ? half : peak;
+            if (half < before) {
+                flushes++;
+                lowest = before < lowest ? before : lowest;
+            }
+            changes += (words[bin / 2] >> other & 0xffff) != neighbour;
+        }
+        printf("peak %" PRIu32 " lowest-flush %" PRIu32 " flushes %lu neighbour-changes %lu half "
+               "%" PRIu32 " total %u\n",
+               peak, lowest, flushes, changes, words[bin / 2] >> shift & 0xffff, totals[bin]);
+        return 0;
+    } else if (strcmp(argv[1], "add") == 0)
         add_one(words, totals, (unsigned int)bin);
     else if (strcmp(argv[1], "flush") == 0)
         flush(words, totals, (unsigned int)bin);

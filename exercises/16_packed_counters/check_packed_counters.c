@@ -249,16 +249,17 @@ START_TEST(test_a_full_half_leaves_its_busy_neighbour_alone)
         for (int k = 0; k < 4; k++)
             for (size_t c = 0; c < n->runs[k].count; c++)
                 buffer[at++] = n->runs[k].byte;
+    /* removed at once, and read through the descriptor the program inherits, so that a
+     * failure leaves nothing in /tmp */
     char path[] = "/tmp/packed_counters_XXXXXX", args[128];
     int fd = mkstemp(path);
     ck_assert_msg(fd >= 0, "cannot make a file in /tmp");
-    FILE *file = fdopen(fd, "wb");
-    ck_assert(file != NULL);
-    ck_assert_msg(fwrite(buffer, 1, size, file) == size && fclose(file) == 0, "cannot write %s",
-                  path);
-    snprintf(args, sizeof args, "--file %s", path);
-    check_packed_input(buffer, size, args, n->what);
     unlink(path);
+    ck_assert_msg(write(fd, buffer, size) == (ssize_t)size && lseek(fd, 0, SEEK_SET) == 0,
+                  "cannot write %s", path);
+    snprintf(args, sizeof args, "--file /dev/fd/%d", fd);
+    check_packed_input(buffer, size, args, n->what);
+    close(fd);
     free(buffer);
 }
 END_TEST
@@ -370,9 +371,114 @@ static void check_each_function(unsigned int bin)
         }
 }
 
+/* flush and unpack on totals past 2^24, 2^31 and up to 2^32 - 1 (a total is
+ * an unsigned int: a bin of 2^32 - 1 bytes ends there): no float, int or
+ * narrower number on the way. */
+static void check_large_totals(unsigned int bin)
+{
+    static const uint32_t totals[] = {16777215, 16777216, 2147483647, 4294901760u};
+    static const uint32_t counts[] = {1, 3, 65534, 65535};
+    for (size_t t = 0; t < sizeof totals / sizeof totals[0]; t++)
+        for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+            uint32_t total = totals[t], count = counts[c], word = word_of(bin, count, 300);
+            uint32_t after, total_after;
+            call_function("flush", bin, word, total, &after, &total_after);
+            ck_assert_msg(after == word_of(bin, 0, 300) && total_after == total + count,
+                          "flush(words, totals, %u) with words[%u] = 0x%08" PRIx32
+                          " and totals[%u] = %" PRIu32 ": words[%u] = 0x%08" PRIx32
+                          " and totals[%u] = %" PRIu32 ", expected 0x%08" PRIx32 " and %" PRIu32
+                          " (a total reaches 2^32 - 1: every step of the sum exact that far)",
+                          bin, bin / 2, word, bin, total, bin / 2, after, bin, total_after,
+                          word_of(bin, 0, 300), total + count);
+            call_function("unpack", bin, word, total, &after, &total_after);
+            ck_assert_msg(after == total + count,
+                          "unpack with words[%u] = 0x%08" PRIx32 " and totals[%u] = %" PRIu32
+                          ": bin %u counts %" PRIu32 ", expected %" PRIu32
+                          " (a count reaches 2^32 - 1: every step of the sum exact that far)",
+                          bin / 2, word, bin, total, bin, after, total + count);
+        }
+}
+
 START_TEST(test_each_function_keeps_its_comment_on_any_word)
 {
     check_each_function(call_bins[_i]);
+    check_large_totals(call_bins[_i]);
+}
+END_TEST
+
+/* add_one called 200000 times on one bin whose neighbour holds 300, the word
+ * read after every call by check_halves itself (not by the program's
+ * watch()): the half never flushed below 32768, flushed as often as it must,
+ * the neighbour never changed, and half and total together the calls. */
+static const struct {
+    unsigned int bin;
+    uint32_t half, total;
+} many_adds[] = {{1, 0, 0}, {254, 0, 0}, {0, 65000, 7}, {255, 40000, 4294000000u}};
+#define MANY_ADDS ((int)(sizeof many_adds / sizeof many_adds[0]))
+
+START_TEST(test_many_adds_seen_from_outside)
+{
+    const unsigned long n = 200000;
+    unsigned int bin = many_adds[_i].bin;
+    uint32_t word = word_of(bin, many_adds[_i].half, 300), total = many_adds[_i].total;
+    char command[8192], all[1024] = "";
+    snprintf(command, sizeof command, "'%s' adds %u %" PRIu32 " %" PRIu32 " %lu 2>&1",
+             functions_under_test, bin, word, total, n);
+    FILE *out = popen(command, "r");
+    ck_assert_msg(out != NULL, "cannot run %s", command);
+    size_t got = fread(all, 1, sizeof all - 1, out);
+    all[got] = '\0';
+    int status = pclose(out);
+    unsigned long peak, lowest, flushes, changes, half, total_after;
+    bool read = sscanf(all,
+                       "peak %lu lowest-flush %lu flushes %lu neighbour-changes %lu half %lu "
+                       "total %lu",
+                       &peak, &lowest, &flushes, &changes, &half, &total_after) == 6;
+    ck_assert_msg(status == 0 && read, "%s: stopped (status %d) and said:\n%.900s", command, status,
+                  all);
+    uint64_t want = (uint64_t)many_adds[_i].half + total + n;
+    unsigned long needed = (unsigned long)((many_adds[_i].half + n - 1) / 65535);
+    char what[256];
+    snprintf(what, sizeof what,
+             "add_one(words, totals, %u) %lu times, from words[%u] = 0x%08" PRIx32 " (%" PRIu32
+             " in bin %u's half, 300 in its neighbour's) and totals[%u] = %" PRIu32,
+             bin, n, bin / 2, word, many_adds[_i].half, bin, bin, total);
+    ck_assert_msg(changes == 0, "%s: %lu calls changed the neighbour's half, expected none", what,
+                  changes);
+    ck_assert_msg((uint64_t)half + total_after == want,
+                  "%s: half %lu and total %lu, together %" PRIu64 ", expected %" PRIu64, what, half,
+                  total_after, (uint64_t)half + total_after, want);
+    ck_assert_msg(flushes == 0 || lowest >= 32768,
+                  "%s: a call emptied the half when it held %lu, expected no flush below 32768",
+                  what, lowest);
+    ck_assert_msg(flushes >= needed && peak <= 65535,
+                  "%s: %lu flushes (peak half %lu), expected at least %lu: a half holds at most "
+                  "65535",
+                  what, flushes, peak, needed);
+}
+END_TEST
+
+/* A bin of 258 x 65535 + 3 bytes (a file of byte 7), past 2^24: its total
+ * passes 2^24 at an odd number, which a float does not hold, both in a flush
+ * and in the unpack. */
+START_TEST(test_a_bin_past_2_24)
+{
+    size_t size = 258 * (size_t)65535 + 3;
+    unsigned char *buffer = malloc(size);
+    ck_assert(buffer != NULL);
+    memset(buffer, 7, size);
+    /* 16 MiB: removed at once, and read through the descriptor the program inherits, so
+     * that a failure leaves nothing in /tmp */
+    char path[] = "/tmp/packed_counters_XXXXXX", args[128];
+    int fd = mkstemp(path);
+    ck_assert_msg(fd >= 0, "cannot make a file in /tmp");
+    unlink(path);
+    ck_assert_msg(write(fd, buffer, size) == (ssize_t)size && lseek(fd, 0, SEEK_SET) == 0,
+                  "cannot write %s", path);
+    snprintf(args, sizeof args, "--file /dev/fd/%d", fd);
+    check_packed_input(buffer, size, args, "258 x 65535 + 3 bytes of 7: bin 7 passes 2^24");
+    close(fd);
+    free(buffer);
 }
 END_TEST
 
@@ -380,6 +486,7 @@ START_TEST(test_each_function_has_no_undefined_behaviour)
 {
     functions_under_test = functions_ubsan;
     check_each_function(call_bins[_i]);
+    check_large_totals(call_bins[_i]);
 }
 END_TEST
 
@@ -388,10 +495,35 @@ START_TEST(test_threads_above_one_is_a_usage_error)
 {
     struct stage_output o;
     run_stage("--size 1000 --threads 4", &o);
-    ck_assert_msg(o.exit_status == EXIT_USAGE,
+    size_t first = strcspn(o.err, "\n");
+    char line[512];
+    snprintf(line, sizeof line, "%.*s", (int)(first < 500 ? first : 500), o.err);
+    ck_assert_msg(o.exit_status == EXIT_USAGE && strstr(line, "--threads"),
                   "--size 1000 --threads 4: %s, expected exit 2 (bad usage: --threads takes "
-                  "only 1)",
-                  exit_meaning(&o));
+                  "only 1) and a first line of stderr that names --threads; it was: '%s'",
+                  exit_meaning(&o), line);
+}
+END_TEST
+
+/* With no options: the book's 100 MiB of uniform bytes, seed 1, on one
+ * thread, every bin right (the program's own 'verified: yes' and the sum),
+ * and no packing line unless --show-packing asks for it. */
+START_TEST(test_the_defaults)
+{
+    struct stage_output o;
+    run_stage("", &o);
+    ck_assert_msg(o.exit_status == 0, "no options: %s, stderr: %s", exit_meaning(&o), o.err);
+    static const char *const lines[] = {"input:      uniform, 104857600 bytes, seed 1\n",
+                                        "threads:    1\n", "Histogram Sum: 104857600\n",
+                                        "verified:   yes"};
+    for (int l = 0; l < 4; l++)
+        ck_assert_msg(strstr(o.out, lines[l]) != NULL,
+                      "no options (the defaults: 100 MiB of uniform bytes, seed 1, one thread): "
+                      "expected the line '%.*s', got:\n%.600s",
+                      (int)strcspn(lines[l], "\n"), lines[l], o.out);
+    ck_assert_msg(strstr(o.out, "packing:") == NULL,
+                  "no options: a 'packing:' line, which only --show-packing asks for:\n%.600s",
+                  o.out);
 }
 END_TEST
 
@@ -427,14 +559,16 @@ int main(int argc, char **argv)
     tcase_set_timeout(busy, 120);
     tcase_add_loop_test(busy, test_a_full_half_leaves_its_busy_neighbour_alone, 0, NEIGHBOURS);
     tcase_add_test(busy, test_every_half_fills_beside_its_neighbour);
-    add_tcase(suite, busy, NEIGHBOURS + 1);
+    tcase_add_test(busy, test_a_bin_past_2_24);
+    add_tcase(suite, busy, NEIGHBOURS + 2);
     program_beside_check(functions, sizeof functions, argv[0], "packed_counters-functions");
     program_beside_check(functions_ubsan, sizeof functions_ubsan, argv[0],
                          "packed_counters-functions-ubsan");
     TCase *calls = exercise_tcase("each function alone, on any word", 2);
     tcase_set_timeout(calls, 60);
     tcase_add_loop_test(calls, test_each_function_keeps_its_comment_on_any_word, 0, CALL_BINS);
-    add_tcase(suite, calls, CALL_BINS);
+    tcase_add_loop_test(calls, test_many_adds_seen_from_outside, 0, MANY_ADDS);
+    add_tcase(suite, calls, CALL_BINS + MANY_ADDS);
     TCase *ubsan = exercise_tcase("each function alone, under UBSan: no undefined behaviour", 2);
     tcase_set_timeout(ubsan, 60);
     tcase_add_loop_test(ubsan, test_each_function_has_no_undefined_behaviour, 0, CALL_BINS);
@@ -448,6 +582,7 @@ int main(int argc, char **argv)
     TCase *usage = usage_tcase(false, &usage_checks);
     tcase_add_test(usage, test_threads_above_one_is_a_usage_error);
     tcase_add_test(usage, test_csv_with_show_packing_prints_only_csv);
-    add_tcase(suite, usage, usage_checks + 2);
+    tcase_add_test(usage, test_the_defaults);
+    add_tcase(suite, usage, usage_checks + 3);
     return run_exercise(suite);
 }

@@ -9,8 +9,10 @@
  */
 #include "stage_checks.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* stage 06's recorded timeline on the H100 (make check runs in the exercise's folder) */
 #define TIMELINE "../../plots/results/timeline-06_streams-nvidia-h100-80gb-hbm3.txt"
@@ -18,7 +20,8 @@
 #define EPSILON 1e-6
 /* ms: what 6 decimals can be off by, rounded (an end below 0.001 ms is compared within it) */
 #define HALF_PRINTED 5.01e-7
-#define MAX_STEPS    300
+#define MAX_STEPS    (3 * MAX_CHUNKS) /* every step of the most chunks */
+#define MAX_CHUNKS   4096
 /* What the program's options take: --streams, --engines, and each duration in ms. */
 #define MAX_STREAMS 64
 #define MAX_ENGINES 8
@@ -48,28 +51,50 @@ struct model_run {
     double start[MAX_STEPS], finish[MAX_STEPS];
 };
 
+static void read_model_line(const char *line, struct model_run *r)
+{
+    char name[16];
+    int s = 0;
+    if (sscanf(line, "end: %lf", &r->end) == 1)
+        r->has_end = true;
+    else if (strncmp(line, "verified:", 9) == 0)
+        r->complete = true; /* the last line: nothing was cut */
+    else if (r->steps < MAX_STEPS &&
+             sscanf(line, "%d %d %15s %lf %lf", &r->chunk[r->steps], &r->stream[r->steps], name,
+                    &r->start[r->steps], &r->finish[r->steps]) == 5) {
+        while (s < STEPS && strcmp(name, step_names[s]) != 0)
+            s++;
+        r->step[r->steps++] = s;
+    }
+}
+
+/* Called once the program has run, before any assertion (a test's files to remove). */
+static void (*after_run)(void);
+
 static void run_model(const char *args, struct model_run *r)
 {
     memset(r, 0, sizeof *r);
     run_stage(args, &r->o);
+    if (r->o.exit_status != 0 && after_run)
+        after_run();
     ck_assert_msg(r->o.exit_status == 0, "%s: %s, expected exit 0; stderr: %s", args,
                   exit_meaning(&r->o), r->o.err);
     for (const char *line = r->o.out; *line;
-         line = strchr(line, '\n') ? strchr(line, '\n') + 1 : line + strlen(line)) {
-        char name[16];
-        int s = 0;
-        if (sscanf(line, "end: %lf", &r->end) == 1)
-            r->has_end = true;
-        else if (strncmp(line, "verified:", 9) == 0)
-            r->complete = true; /* the last line: nothing was cut */
-        else if (r->steps < MAX_STEPS &&
-                 sscanf(line, "%d %d %15s %lf %lf", &r->chunk[r->steps], &r->stream[r->steps], name,
-                        &r->start[r->steps], &r->finish[r->steps]) == 5) {
-            while (s < STEPS && strcmp(name, step_names[s]) != 0)
-                s++;
-            r->step[r->steps++] = s;
-        }
+         line = strchr(line, '\n') ? strchr(line, '\n') + 1 : line + strlen(line))
+        read_model_line(line, r);
+    if (!r->complete) { /* more than run_stage keeps (every step of 4096 chunks): read it all */
+        r->steps = 0;
+        r->has_end = false;
+        char command[4096], line[512];
+        snprintf(command, sizeof command, "'%s' %s 2>/dev/null", stage_program(), args);
+        FILE *p = popen(command, "r");
+        ck_assert(p != NULL);
+        while (fgets(line, sizeof line, p))
+            read_model_line(line, r);
+        pclose(p);
     }
+    if (after_run)
+        after_run();
     ck_assert_msg(r->complete, "%s: no 'verified:' line, its last: the output was cut: %.400s",
                   args, r->o.out);
     /* made-up durations print an end; the recorded timeline (no arguments) a row per way */
@@ -279,11 +304,11 @@ static void check_every_step(const char *args, int chunks, int streams, int engi
         int p = stream_last[stream];
         if (p >= 0)
             snprintf(before, sizeof before, "chunk %d's %s", p / STEPS, step_names[p % STEPS]);
-        ck_assert_msg(start > ready - EPSILON,
+        ck_assert_msg(start - ready > -EPSILON,
                       "%s: chunk %d's %s starts at %.6f, before the step before it on stream %d "
                       "(%s) ends at %.6f: a stream runs its steps one at a time, in order",
                       with_steps, c, step_names[step], start, stream, before, ready);
-        ck_assert_msg(start > resource_free - EPSILON,
+        ck_assert_msg(start - resource_free > -EPSILON,
                       "%s: chunk %d's %s starts at %.6f, while the %s are busy until %.6f (%d at "
                       "a time, taken in issue order)",
                       with_steps, c, step_names[step], start, resource_names[step], resource_free,
@@ -515,6 +540,256 @@ START_TEST(test_the_recorded_h100_timeline_is_predicted)
 }
 END_TEST
 
+/* ---------------------------------------- every step, at the options' limits -- */
+
+/* Every step of cases at the options' limits together, read against the
+ * check's model: 4096 chunks on up to 64 streams and 8 engines, durations of
+ * every magnitude the options take in one run (0, under a nanosecond, quarters
+ * of a millisecond up to 1e9 ms), so that per-chunk bookkeeping right only for
+ * the first few hundred chunks, or engines told apart only in some digits,
+ * shows. The lists go to the program through files (--in "$(cat FILE)"). */
+static const struct limit_case {
+    int chunks, streams, engines;
+    unsigned int seed;
+    bool mixed; /* magnitudes from 9e-10 to 1e9 ms; else quarters of 0 to 4 ms */
+} limit_cases[] = {{4096, 63, 8, 1, true}, {4096, 64, 3, 2, false}, {4096, 2, 1, 3, true},
+                   {4096, 5, 2, 4, false}, {64, 5, 3, 5, true},     {3000, 33, 7, 6, true}};
+#define LIMIT_RUNS ((int)(sizeof limit_cases / sizeof limit_cases[0]))
+
+static double limit_ms[MAX_CHUNKS][STEPS];
+static char limit_paths[STEPS][32]; /* the lists' files */
+
+static void remove_limit_files(void)
+{
+    for (int step = 0; step < STEPS; step++)
+        if (limit_paths[step][0])
+            unlink(limit_paths[step]);
+    limit_paths[0][0] = limit_paths[1][0] = limit_paths[2][0] = '\0';
+}
+
+START_TEST(test_every_step_at_the_options_limits)
+{
+    const struct limit_case *l = &limit_cases[_i];
+    unsigned long long state = 0x2545f4914f6cdd1dull * (l->seed + 1);
+    char(*paths)[32] = limit_paths, args[512];
+    after_run = remove_limit_files; /* as soon as the program has read them */
+    int at = snprintf(args, sizeof args, "--streams %d --engines %d", l->streams, l->engines);
+    for (int step = 0; step < STEPS; step++) {
+        snprintf(paths[step], sizeof paths[step], "/tmp/overlap_model_XXXXXX");
+        int fd = mkstemp(paths[step]);
+        ck_assert_msg(fd >= 0, "cannot make a file in /tmp");
+        FILE *file = fdopen(fd, "w");
+        ck_assert(file != NULL);
+        for (int c = 0; c < l->chunks; c++) {
+            unsigned int kind = next_random(&state, 5);
+            double ms = kind == 0               ? 0
+                        : l->mixed && kind == 1 ? next_random(&state, 9) * 0.0000000001 + 9e-10
+                        : l->mixed ? next_random(&state, (unsigned int)(4 * MAX_MS) + 1) / 4.0
+                                   : next_random(&state, 17) / 4.0;
+            limit_ms[c][step] = ms;
+            fprintf(file, "%s%.17g", c ? "," : "", ms);
+        }
+        ck_assert(fclose(file) == 0);
+        at += snprintf(args + at, sizeof args - (size_t)at, " --%s \"$(cat %s)\"",
+                       step == COPY_IN  ? "in"
+                       : step == KERNEL ? "kernel"
+                                        : "out",
+                       paths[step]);
+    }
+    check_every_step(args, l->chunks, l->streams, l->engines, (const double(*)[STEPS])limit_ms);
+}
+END_TEST
+
+/* ------------------------------------- the recorded timeline, more engines -- */
+
+/* The recorded timeline's ways through the check's own model with 2 and 3
+ * copy engines each way (the H100 reports 3): each way's durations taken as
+ * the program's README says (from the later of a step's event and the end of
+ * the step before it on its resource, to its end), and the model's end
+ * compared to the 3 decimals the row prints. */
+#define MAX_WAYS 8
+static struct timeline_way {
+    char name[32];
+    int count, streams;
+    double begin[MAX_CHUNKS][STEPS], end[MAX_CHUNKS][STEPS];
+} ways[MAX_WAYS];
+static int way_count;
+
+static void read_recorded_ways(void)
+{
+    FILE *file = fopen(TIMELINE, "r");
+    ck_assert_msg(file != NULL, "cannot open %s: the recorded timeline of stage 06", TIMELINE);
+    char line[512], name[32], stream[16], what[16];
+    int chunk, step;
+    double begin, end;
+    way_count = 0;
+    while (fgets(line, sizeof line, file)) {
+        if (line[0] == '#' || sscanf(line, "%31s %15s %d %15s %lf %lf", name, stream, &chunk, what,
+                                     &begin, &end) != 6)
+            continue;
+        for (step = 0; step < STEPS && strcmp(what, step_names[step]) != 0; step++)
+            ;
+        ck_assert_msg(step < STEPS && chunk >= 0 && chunk < MAX_CHUNKS, "%s: a bad line: %s",
+                      TIMELINE, line);
+        int w = 0, on = strcmp(stream, "default") == 0 ? 0 : atoi(stream);
+        while (w < way_count && strcmp(ways[w].name, name) != 0)
+            w++;
+        ck_assert_msg(w < MAX_WAYS, "%s: more ways than the check reads", TIMELINE);
+        if (w == way_count) {
+            memset(&ways[w], 0, sizeof ways[w]);
+            snprintf(ways[w].name, sizeof ways[w].name, "%s", name);
+            way_count++;
+        }
+        ways[w].count = chunk + 1 > ways[w].count ? chunk + 1 : ways[w].count;
+        ways[w].streams = on + 1 > ways[w].streams ? on + 1 : ways[w].streams;
+        ways[w].begin[chunk][step] = begin;
+        ways[w].end[chunk][step] = end;
+    }
+    fclose(file);
+}
+
+/* The check's model: the end of the chunks' steps of ms on streams and engines. */
+static double model_end(const double ms[][STEPS], int chunks, int streams, int engines)
+{
+    double stream_free[MAX_STREAMS] = {0}, engine_free[STEPS][MAX_ENGINES] = {{0}}, last = 0;
+    for (int c = 0; c < chunks; c++)
+        for (int step = 0; step < STEPS; step++) {
+            int at_once = step == KERNEL ? 1 : engines, first_free = 0;
+            for (int e = 1; e < at_once; e++)
+                if (engine_free[step][e] < engine_free[step][first_free])
+                    first_free = e;
+            double end =
+                later(stream_free[c % streams], engine_free[step][first_free]) + ms[c][step];
+            stream_free[c % streams] = engine_free[step][first_free] = end;
+            last = later(last, end);
+        }
+    return last;
+}
+
+START_TEST(test_the_recorded_timeline_with_more_engines)
+{
+    int engines = 2 + _i;
+    read_recorded_ways();
+    char args[32];
+    snprintf(args, sizeof args, "--engines %d", engines);
+    struct model_run r;
+    run_stage(args, &r.o);
+    ck_assert_msg(r.o.exit_status == 0, "%s: %s, expected exit 0; stderr: %s", args,
+                  exit_meaning(&r.o), r.o.err);
+    for (int w = 0; w < way_count; w++) {
+        const struct timeline_way *way = &ways[w];
+        double resource_free[STEPS] = {0};
+        for (int c = 0; c < way->count; c++)
+            for (int step = 0; step < STEPS; step++) {
+                double from = later(way->begin[c][step], resource_free[step]);
+                limit_ms[c][step] = way->end[c][step] - from;
+                resource_free[step] = later(resource_free[step], way->end[c][step]);
+            }
+        double want =
+            model_end((const double(*)[STEPS])limit_ms, way->count, way->streams, engines);
+        const char *row = r.o.out;
+        char name[32];
+        int chunks = 0, streams = 0;
+        double model = -1;
+        for (; row; row = strchr(row + 1, '\n'))
+            if (sscanf(row + (row != r.o.out), "%31s %d %d %lf", name, &chunks, &streams, &model) ==
+                    4 &&
+                strcmp(name, way->name) == 0)
+                break;
+        ck_assert_msg(row != NULL, "%s (the recorded timeline): no row for %s: %.600s", args,
+                      way->name, r.o.out);
+        ck_assert_msg(model - want < 0.00051 && want - model < 0.00051,
+                      "%s (the recorded timeline, %s: %d chunks on %d streams): your model ends "
+                      "at %.3f ms, expected %.3f ms (the model's rules with %d copies at a time "
+                      "each way, on the durations measured)",
+                      args, way->name, way->count, way->streams, model, want, engines);
+    }
+}
+END_TEST
+
+/* ------------------------------------------------------------- the defaults -- */
+
+/* Without --streams, --engines, --kernel or --out: 4 streams, 1 copy at a time
+ * each way, kernels and copies back of 0 ms; without --chunks, as many chunks
+ * as the longest list. Every step read against the model with those. */
+static const struct {
+    const char *args;
+    int chunks, streams, engines;
+    double ms[8][STEPS];
+} defaults[] = {
+    {"--in 1,2,3,4,5,6,7,8 --kernel 1.5",
+     8,
+     4,
+     1,
+     {{1, 1.5, 0},
+      {2, 1.5, 0},
+      {3, 1.5, 0},
+      {4, 1.5, 0},
+      {5, 1.5, 0},
+      {6, 1.5, 0},
+      {7, 1.5, 0},
+      {8, 1.5, 0}}},
+    {"--chunks 6 --out 2 --in 0.5",
+     6,
+     4,
+     1,
+     {{0.5, 0, 2}, {0.5, 0, 2}, {0.5, 0, 2}, {0.5, 0, 2}, {0.5, 0, 2}, {0.5, 0, 2}}},
+    {"--kernel 3,1,2 --streams 2", 3, 2, 1, {{0, 3, 0}, {0, 1, 0}, {0, 2, 0}}},
+    {"--in 2", 1, 4, 1, {{2, 0, 0}}},
+};
+#define DEFAULTS ((int)(sizeof defaults / sizeof defaults[0]))
+
+START_TEST(test_the_defaults)
+{
+    check_every_step(defaults[_i].args, defaults[_i].chunks, defaults[_i].streams,
+                     defaults[_i].engines, defaults[_i].ms);
+    struct model_run r;
+    run_model(defaults[_i].args, &r);
+    char want[160];
+    snprintf(want, sizeof want, "chunks:     %d on %d streams (chunk c on stream c %% %d)\n",
+             defaults[_i].chunks, defaults[_i].streams, defaults[_i].streams);
+    ck_assert_msg(strstr(r.o.out, want) &&
+                      strstr(r.o.out, "model:      copies: 1 at a time each way; kernels: 1 at "
+                                      "a time\n"),
+                  "%s: expected the lines '%.*s' and 'model:      copies: 1 at a time each way; "
+                  "kernels: 1 at a time' (the defaults), got:\n%.500s",
+                  defaults[_i].args, (int)strlen(want) - 1, want, r.o.out);
+}
+END_TEST
+
+/* Each refusal says why in a first line that names the option refused. */
+static const struct {
+    const char *args, *option;
+} named_refusals[] = {{"--streams 0", "--streams"},
+                      {"--engines 9", "--engines"},
+                      {"--chunks 4097", "--chunks"},
+                      {"--in -1", "--in"},
+                      {"--kernel x", "--kernel"},
+                      {"--out 1,", "--out"},
+                      {"--out 2e9", "--out"},
+                      {"--chunks 3 --in 1,2", "--in"},
+                      {"--in 1,2 --kernel 1,2,3", "--in"},
+                      {"--timeline /no/such/timeline.txt", "--timeline"},
+                      {"--timeline " TIMELINE " --in 1", "--timeline"},
+                      {"--csv", "--csv"},
+                      {"--threads 2", "--threads"},
+                      {"--reps 3", "--reps"}};
+#define NAMED_REFUSALS ((int)(sizeof named_refusals / sizeof named_refusals[0]))
+
+START_TEST(test_a_refusal_names_its_option)
+{
+    struct stage_output o;
+    run_stage(named_refusals[_i].args, &o);
+    size_t first = strcspn(o.err, "\n");
+    char line[512];
+    snprintf(line, sizeof line, "%.*s", (int)(first < 500 ? first : 500), o.err);
+    ck_assert_msg(o.exit_status == EXIT_USAGE && strstr(line, named_refusals[_i].option),
+                  "%s: %s, expected exit 2 (bad usage) and a first line of stderr that names "
+                  "%s; it was: '%s'",
+                  named_refusals[_i].args, exit_meaning(&o), named_refusals[_i].option, line);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- usage -- */
 
 static const char *const bad_usage[] = {
@@ -563,6 +838,21 @@ int main(int argc, char **argv)
     TCase *h100 = exercise_tcase("the H100's recorded timeline of stage 06, within 2%", 3);
     tcase_add_loop_test(h100, test_the_recorded_h100_timeline_is_predicted, 0, 2);
     add_tcase(suite, h100, 2);
+    TCase *limits = exercise_tcase("every step at the options' limits: 4096 chunks, 64 streams, "
+                                   "8 engines, 1e-9 to 1e9 ms",
+                                   2);
+    tcase_set_timeout(limits, 120);
+    tcase_add_loop_test(limits, test_every_step_at_the_options_limits, 0, LIMIT_RUNS);
+    add_tcase(suite, limits, LIMIT_RUNS);
+    TCase *engines = exercise_tcase("the recorded timeline with 2 and 3 copy engines", 3);
+    tcase_add_loop_test(engines, test_the_recorded_timeline_with_more_engines, 0, 2);
+    add_tcase(suite, engines, 2);
+    TCase *defaults_tc = exercise_tcase("the defaults: 4 streams, 1 engine, steps of 0 ms", 0);
+    tcase_add_loop_test(defaults_tc, test_the_defaults, 0, DEFAULTS);
+    add_tcase(suite, defaults_tc, DEFAULTS);
     add_usage_refusals(suite, bad_usage, BAD_USAGE, "--streams");
+    TCase *named = exercise_tcase("a refusal names its option", 0);
+    tcase_add_loop_test(named, test_a_refusal_names_its_option, 0, NAMED_REFUSALS);
+    add_tcase(suite, named, NAMED_REFUSALS);
     return run_exercise(suite);
 }

@@ -97,7 +97,9 @@ static long long parse_number(const struct stage *stage, const char *name, const
     long long n = strtoll(text, &end, 10);
     long long unit = *end == 'K' || *end == 'k' ? 1024 : *end == 'M' || *end == 'm' ? 1048576 : 1;
     end += unit > 1;
-    if (end == text || *end || errno || n < min / unit || n > max / unit) {
+    /* n x unit, not n, against the limits: 0K is 0, below a min of 1 */
+    if (end == text || *end || errno || n < min / unit - 1 || n > max / unit || n * unit < min ||
+        n * unit > max) {
         snprintf(why, sizeof why, "%s must be a whole number from %lld to %lld, not '%s'", name,
                  min, max, text);
         usage_error(stage, why);
