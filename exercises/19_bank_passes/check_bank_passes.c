@@ -403,10 +403,15 @@ END_TEST
  * many of its words were never touched before. An answer that marks words
  * seen with a 16-bit call number comes round to the 0 every untouched word
  * holds there, and finds the warp's words seen: 0 passes (seeds 4 and 9: all
- * 32 words untouched; such seeds found by trying 1 to 60). */
-static const char *const one_pass_runs[] = {SIMULATED, "--warps 5000 --seed 7",
-                                            "--warps 1 --seed 3", "--warps 65530 --seed 4",
-                                            "--warps 65530 --seed 9"};
+ * 32 words untouched; such seeds found by trying 1 to 60). And 2^k - 6 warps
+ * for k = 17 to 21, for a call number of 17 to 21 bits (a few seconds). */
+static const char *const one_pass_runs[] = {
+    SIMULATED, "--warps 5000 --seed 7", "--warps 1 --seed 3", "--warps 65530 --seed 4",
+    "--warps 65530 --seed 9",
+    /* the same for a call number kept in 17 to 21 bits: 2^k - 6 warps make
+     * the first per-lane warp call 2^k */
+    "--warps 131066 --seed 4", "--warps 262138 --seed 4", "--warps 524282 --seed 4",
+    "--warps 1048570 --seed 4", "--warps 2097146 --seed 4"};
 #define ONE_PASS_RUNS ((int)(sizeof one_pass_runs / sizeof one_pass_runs[0]))
 
 START_TEST(test_a_copy_per_lane_and_constant_bytes_take_one_pass)
@@ -575,6 +580,106 @@ static void program_beside_check(char *path, size_t size, const char *check, con
     snprintf(slash ? slash + 1 : path, size - (size_t)(slash ? slash + 1 - path : 0), "%s", name);
 }
 
+/* ----------------------------- with bounds traps and guard pages -- */
+
+/* The same runs, on the program built with -fsanitize=bounds trapping (no
+ * runtime needed: an index past a static table's end stops it) and with every
+ * block of the heap ending right before a page that may not be touched
+ * (check_guarded_alloc.c): a table one element short stops it, with a signal,
+ * on machines where AddressSanitizer cannot run, and wherever it can too. */
+static char guarded[4096];
+
+START_TEST(test_no_write_past_a_table_with_guard_pages)
+{
+    set_stage_program(guarded);
+    struct stage_output o;
+    run_stage(sanitized_runs[_i], &o);
+    ck_assert_msg(o.exit_status == 0,
+                  "%.300s, built with bounds traps and a page that may not be touched right "
+                  "after each block of the heap: %s, expected exit 0: a read or write past the "
+                  "end of a table (one element short?); stderr: %s",
+                  sanitized_runs[_i], exit_meaning(&o), o.err);
+}
+END_TEST
+
+/* --------------------------------------------------------- the defaults -- */
+
+/* No options: the hand layouts and --help's defaults, 400000 warps of seed 1,
+ * word for word what --warps 400000 --seed 1 prints, and the verified line
+ * last. */
+START_TEST(test_no_options_run_the_defaults_help_names)
+{
+    struct stage_output none, named;
+    run_stage("", &none);
+    ck_assert_msg(none.exit_status == 0, "no options: %s, expected exit 0; stderr: %s",
+                  exit_meaning(&none), none.err);
+    run_stage(SIMULATED, &named);
+    ck_assert_msg(strcmp(none.out, named.out) == 0,
+                  "no options: the output differs from " SIMULATED
+                  "'s, the defaults --help names (--warps 400000, --seed 1):\n%.900s\n"
+                  "against\n%.900s",
+                  none.out, named.out);
+    const char *last = strstr(none.out, "\nverified:");
+    const char *end = last ? strchr(last + 1, '\n') : NULL;
+    ck_assert_msg(end && end[1] == '\0', "no options: expected a last line 'verified: ...': %.900s",
+                  none.out);
+}
+END_TEST
+
+/* ------------------------------------- many calls, any lanes, in one process -- */
+
+/* check_passes_calls.c calls your passes on warp after warp in one process,
+ * of 32, 5, 1, 32, 17 lanes and then any number, on words that come back
+ * from one warp to the next: each warp's passes against the rule. */
+static char passes_calls[4096];
+#define CALLS_WARPS 3000
+
+START_TEST(test_calls_of_any_lanes_in_one_process_follow_the_rule)
+{
+    static const unsigned seeds[] = {1, 2, 3};
+    char command[4200];
+    snprintf(command, sizeof command, "timeout 20 '%s' %d %u 2>&1", passes_calls, CALLS_WARPS,
+             seeds[_i]);
+    FILE *p = popen(command, "r");
+    ck_assert_msg(p != NULL, "cannot run %s", command);
+    static char line[4096];
+    long warps = 0;
+    char failure[1024] = "";
+    while (fgets(line, sizeof line, p)) {
+        unsigned word[LANES];
+        int got, lanes, used;
+        char *at = line;
+        if (sscanf(at, "%d %d%n", &got, &lanes, &used) != 2 || lanes < 1 || lanes > LANES) {
+            snprintf(failure, sizeof failure,
+                     "warp %ld: not a line of passes, lanes and words: %.300s", warps, line);
+            break;
+        }
+        at += used;
+        for (int l = 0; l < lanes; l++) {
+            sscanf(at, "%u%n", &word[l], &used);
+            at += used;
+        }
+        int expected = rule_passes(word, lanes);
+        if (got != expected && !failure[0]) {
+            char list[512];
+            words_list(word, lanes, list, sizeof list);
+            snprintf(failure, sizeof failure,
+                     "call %ld of passes in one process (%d lanes, after warps of other lanes "
+                     "on some of the same words): your passes says %d, expected %d: does a call "
+                     "keep something from the one before? words %s",
+                     warps + 1, lanes, got, expected, list);
+        }
+        warps++;
+    }
+    int status = pclose(p);
+    ck_assert_msg(!failure[0], "%s %u: %s", "seed", seeds[_i], failure);
+    ck_assert_msg(status == 0 && warps == CALLS_WARPS,
+                  "%s: ended (status %d) after %ld of %d warps: a crash, or a loop that never "
+                  "ends?",
+                  command, status, warps, CALLS_WARPS);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- usage -- */
 
 static const char *const bad_usage[] = {
@@ -643,6 +748,21 @@ int main(int argc, char **argv)
                sanitized, sanitizer_probe);
         add_skipped(SANITIZED_RUNS);
     }
+    program_beside_check(guarded, sizeof guarded, argv[0], "bank_passes-guarded");
+    TCase *guard = exercise_tcase("built with bounds traps and guard pages: nothing out of "
+                                  "bounds",
+                                  0);
+    tcase_add_loop_test(guard, test_no_write_past_a_table_with_guard_pages, 0, SANITIZED_RUNS);
+    add_tcase(suite, guard, SANITIZED_RUNS);
+    program_beside_check(passes_calls, sizeof passes_calls, argv[0], "passes-calls");
+    TCase *calls = exercise_tcase("one process, warps of any lanes after each other: every "
+                                  "warp by the rule",
+                                  2);
+    tcase_add_loop_test(calls, test_calls_of_any_lanes_in_one_process_follow_the_rule, 0, 3);
+    add_tcase(suite, calls, 3);
+    TCase *defaults = exercise_tcase("no options: the defaults --help names", 0);
+    tcase_add_test(defaults, test_no_options_run_the_defaults_help_names);
+    add_tcase(suite, defaults, 1);
     add_usage_refusals(suite, bad_usage, BAD_USAGE, "--words");
     return run_exercise(suite);
 }

@@ -581,6 +581,249 @@ START_TEST(test_run_schedule_runs_each_call_on_its_steps)
 }
 END_TEST
 
+/* --------------------------------------------- many calls in one process -- */
+
+/* Runs a program the Makefile built beside the check with args, through a
+ * shell, and returns all it printed (malloc'd), its exit status in *status. */
+static char *run_all(const char *program, const char *args, int *status)
+{
+    char command[8192];
+    snprintf(command, sizeof command, "timeout 60 '%s' %s 2>&1", program, args);
+    FILE *p = popen(command, "r");
+    ck_assert_msg(p != NULL, "cannot run %s", command);
+    size_t used = 0, room = 1 << 16;
+    char *out = malloc(room);
+    ck_assert(out);
+    size_t got;
+    while ((got = fread(out + used, 1, room - used - 1, p)) > 0) {
+        used += got;
+        if (room - used < 4096) {
+            out = realloc(out, room *= 2);
+            ck_assert(out);
+        }
+    }
+    out[used] = '\0';
+    *status = pclose(p);
+    return out;
+}
+
+/* check_run_schedule.c --stamps: run_schedule on 2 threads, then 2^k - 1
+ * times on thread 0 alone, then on the 2 threads again, for k = 16 to 22 (8
+ * million calls in one process): each call of 2 threads, thread 0's add then
+ * thread 1's, ends at 2 with nothing lost. A step count kept between calls
+ * and restarted by a call number of 16 to 22 bits comes round to thread 1's
+ * last call at one of them: its stores are numbered past its adds. */
+START_TEST(test_a_thread_back_after_millions_of_calls_starts_afresh)
+{
+    int status;
+    char *out = run_all(run_schedule_program, "--stamps", &status);
+    int lines = 0;
+    for (const char *p = strstr(out, "stamps:"); p; p = strstr(p + 1, "\nstamps:")) {
+        long gap = -1, final = -1, lost0 = -1, lost1 = -1;
+        sscanf(p + (*p == '\n'),
+               "stamps: after %ld calls without thread 1: final %ld, by thread %ld %ld", &gap,
+               &final, &lost0, &lost1);
+        ck_assert_msg(final == 2 && lost0 == 0 && lost1 == 0,
+                      "run_schedule called on thread 0 alone %ld times, then on 2 threads "
+                      "(0,0,0,1,1,1: thread 0's add, then thread 1's): final %ld, by thread %ld "
+                      "%ld; expected final 2, by thread 0 0: does something kept from call to "
+                      "call come round after 2^k calls?",
+                      gap, final, lost0, lost1);
+        lines++;
+    }
+    ck_assert_msg(status == 0 && lines == 7,
+                  "run_schedule --stamps (8 million calls in one process): exit status %d, %d "
+                  "of 7 'stamps:' lines, expected exit 0 and 7: %.600s",
+                  status, lines, out);
+    free(out);
+}
+END_TEST
+
+/* 2000 random schedules of 2 to 4 threads x 1 to 3 adds, in one file, run by
+ * run_schedule one after another in one process on one buffer: each call's
+ * final count and lost adds against the check's own. Each odd one is the
+ * even one before with two pairs of steps swapped late in the schedule, a
+ * pair a,b and a later pair b,a: the same shape, the same steps of each
+ * thread, the same first steps, and the same sums of the steps, plain,
+ * xor'd or weighted by place, but often another count: an answer kept from
+ * the call before and known by such a summary shows. */
+#define SMALL_SCHEDULES 2000
+
+static void small_schedule(int i, int *step, int *threads, long *adds)
+{
+    uint64_t state = 31000 + (uint64_t)(i & ~1);
+    *threads = 2 + (int)(next_random(&state) % 3);
+    *adds = 1 + (long)(next_random(&state) % 3);
+    long left[4], steps = 3 * *threads * *adds;
+    for (int t = 0; t < *threads; t++)
+        left[t] = 3 * *adds;
+    for (long k = 0; k < steps; k++) {
+        int t;
+        do
+            t = (int)(next_random(&state) % (uint64_t)*threads);
+        while (!left[t]);
+        left[t]--;
+        step[k] = t;
+    }
+    if (i % 2 == 0)
+        return;
+    for (long q = steps - 2; q >= 2; q--)
+        for (long p = q - 2; p >= 0 && step[q] != step[q + 1]; p--)
+            if (step[p] == step[q + 1] && step[p + 1] == step[q]) {
+                int a = step[p];
+                step[p] = step[p + 1], step[p + 1] = a;
+                step[q + 1] = step[q], step[q] = a;
+                return;
+            }
+}
+
+START_TEST(test_thousands_of_small_calls_each_as_the_check_finds)
+{
+    char path[] = "/tmp/lost_updates_schedules_XXXXXX";
+    int fd = mkstemp(path);
+    FILE *file = fd < 0 ? NULL : fdopen(fd, "wb");
+    ck_assert_msg(file, "cannot write schedules to %s", path);
+    for (int i = 0; i < SMALL_SCHEDULES; i++) {
+        int step[36], threads;
+        long adds;
+        small_schedule(i, step, &threads, &adds);
+        long head[3] = {threads, adds, 3 * threads * adds};
+        ck_assert(fwrite(head, sizeof head, 1, file) == 1 &&
+                  fwrite(step, sizeof *step, (size_t)head[2], file) == (size_t)head[2]);
+    }
+    ck_assert(fclose(file) == 0);
+    int status;
+    char *out = run_all(run_schedule_program, path, &status);
+    unlink(path);
+    const char *block = out;
+    for (int i = 0; i < SMALL_SCHEDULES; i++) {
+        block = strstr(i ? block + 1 : block, "run_schedule: your run_schedule");
+        ck_assert_msg(block,
+                      "run_schedule on %d schedules in one process: %d results, expected %d "
+                      "(exit status %d): %.600s",
+                      SMALL_SCHEDULES, i, SMALL_SCHEDULES, status, out);
+        int step[36], threads;
+        long adds;
+        small_schedule(i, step, &threads, &adds);
+        char what[200];
+        snprintf(what, sizeof what,
+                 "run_schedule call %d of %d in one process on one buffer (%d threads x %ld "
+                 "adds, random, seed %d%s)",
+                 i + 1, SMALL_SCHEDULES, threads, adds, 31000 + (i & ~1),
+                 i % 2 ? ", two pairs of steps swapped late" : "");
+        struct run_counts r = counts_in(what, block);
+        assert_as_the_check_finds(what, &r, step, threads, adds);
+    }
+    ck_assert_msg(status == 0, "run_schedule on %d schedules: exit status %d", SMALL_SCHEDULES,
+                  status);
+    free(out);
+}
+END_TEST
+
+/* ----------------------------------------------- with guard pages -- */
+
+/* check_run_schedule.c built with check_guarded_alloc.c: every block your
+ * code allocates ends right before a page that may not be touched, and after
+ * each call it prints the blocks still allocated. 8 small schedules, then
+ * the largest one (1024 threads x 1024 adds, 2^20 stores) 6 times: each must
+ * run to the end with the check's counts, and the blocks still allocated may
+ * not grow with the calls: memory never freed (a table kept for long
+ * schedules alone included), or a store written past a table, shows, where
+ * AddressSanitizer cannot run too. */
+static char guarded[4096];
+#define GUARDED_SMALL 8
+#define GUARDED_LARGE 6
+
+START_TEST(test_no_block_left_behind_or_written_past)
+{
+    int small[GUARDED_SMALL][36], small_threads[GUARDED_SMALL];
+    long small_adds[GUARDED_SMALL];
+    char small_path[] = "/tmp/lost_updates_schedules_XXXXXX", large_path[40];
+    int fd = mkstemp(small_path);
+    FILE *file = fd < 0 ? NULL : fdopen(fd, "wb");
+    ck_assert_msg(file, "cannot write schedules to %s", small_path);
+    for (int i = 0; i < GUARDED_SMALL; i++) {
+        small_schedule(i, small[i], &small_threads[i], &small_adds[i]);
+        long head[3] = {small_threads[i], small_adds[i], 3 * small_threads[i] * small_adds[i]};
+        ck_assert(fwrite(head, sizeof head, 1, file) == 1 &&
+                  fwrite(small[i], sizeof(int), (size_t)head[2], file) == (size_t)head[2]);
+    }
+    ck_assert(fclose(file) == 0);
+    const int threads = 1024;
+    const long adds = 1024, steps = 3 * threads * adds;
+    int *step = malloc((size_t)steps * sizeof *step);
+    ck_assert(step);
+    many_schedule(MANY_ANY, threads, adds, 950, step);
+    snprintf(large_path, sizeof large_path, "/tmp/lost_updates_schedule_XXXXXX");
+    write_schedule(large_path, step, threads, adds);
+    char args[400];
+    snprintf(args, sizeof args, "%s", small_path);
+    for (int i = 0; i < GUARDED_LARGE; i++)
+        snprintf(args + strlen(args), sizeof args - strlen(args), " %s", large_path);
+    int status;
+    char *out = run_all(guarded, args, &status);
+    unlink(small_path);
+    unlink(large_path);
+    const char *block = out;
+    long first_blocks = -1, blocks = -1;
+    for (int c = 0; c < GUARDED_SMALL + GUARDED_LARGE; c++) {
+        block = strstr(c ? block + 1 : block, "run_schedule: your run_schedule");
+        ck_assert_msg(block,
+                      "run_schedule built with a page that may not be touched after each block "
+                      "of the heap: %d of %d calls ended (exit status %d: a signal 11 is a read "
+                      "or write past a block): %.600s",
+                      c, GUARDED_SMALL + GUARDED_LARGE, status, out);
+        bool large = c >= GUARDED_SMALL;
+        char what[200];
+        snprintf(what, sizeof what, "run_schedule call %d of %d (built with guard pages)", c + 1,
+                 GUARDED_SMALL + GUARDED_LARGE);
+        struct run_counts r = counts_in(what, block);
+        if (large)
+            assert_as_the_check_finds(what, &r, step, threads, adds);
+        else
+            assert_as_the_check_finds(what, &r, small[c], small_threads[c], small_adds[c]);
+        const char *line = strstr(block, "\nblocks:");
+        ck_assert_msg(line && sscanf(line + 1, "blocks: %ld", &blocks) == 1,
+                      "%s: no 'blocks: N still allocated' line", what);
+        if (c == 0)
+            first_blocks = blocks;
+    }
+    ck_assert_msg(status == 0, "run_schedule built with guard pages: exit status %d; %.400s",
+                  status, out);
+    ck_assert_msg(blocks <= first_blocks + 2,
+                  "run_schedule called %d times in one process (8 small schedules, then 1024 "
+                  "threads x 1024 adds 6 times): %ld blocks of memory still allocated after the "
+                  "first call, %ld after the last: memory never freed, call after call",
+                  GUARDED_SMALL + GUARDED_LARGE, first_blocks, blocks);
+    free(out);
+    free(step);
+}
+END_TEST
+
+/* --------------------------------------------------------- the defaults -- */
+
+/* No options: the hand schedules, then the sweep of 1 to 32 threads with
+ * --help's defaults (--adds 1000, --trials 100, --seed 1), word for word, and
+ * the verified line last. */
+START_TEST(test_no_options_run_the_defaults_help_names)
+{
+    const char *named_args = "--adds 1000 --trials 100 --seed 1";
+    struct stage_output none, named;
+    run_stage("", &none);
+    ck_assert_msg(none.exit_status == 0, "no options: %s, expected exit 0; stderr: %s",
+                  exit_meaning(&none), none.err);
+    run_stage(named_args, &named);
+    ck_assert_msg(strcmp(none.out, named.out) == 0,
+                  "no options: the output differs from %s's, the defaults --help names:\n%.900s"
+                  "\nagainst\n%.900s",
+                  named_args, none.out, named.out);
+    const char *last = strstr(none.out, "\nverified:");
+    const char *end = last ? strchr(last + 1, '\n') : NULL;
+    ck_assert_msg(end && end[1] == '\0', "no options: expected a last line 'verified: ...': %.900s",
+                  none.out);
+}
+END_TEST
+
 /* ------------------------------------------- under AddressSanitizer -- */
 
 /* The program built with AddressSanitizer (the Makefile), and a probe that
@@ -836,6 +1079,20 @@ int main(int argc, char **argv)
                                   3);
     tcase_add_test(again, test_run_schedule_runs_each_call_on_its_steps);
     add_tcase(suite, again, 1);
+    TCase *stamps = exercise_tcase("run_schedule called millions of times: a thread back after "
+                                   "2^16 to 2^22 calls",
+                                   3);
+    tcase_set_timeout(stamps, 60);
+    tcase_add_test(stamps, test_a_thread_back_after_millions_of_calls_starts_afresh);
+    tcase_add_test(stamps, test_thousands_of_small_calls_each_as_the_check_finds);
+    add_tcase(suite, stamps, 2);
+    program_beside_check(guarded, sizeof guarded, argv[0], "run_schedule-guarded");
+    TCase *guard = exercise_tcase("built with guard pages: nothing written past a block, nothing "
+                                  "left allocated",
+                                  0);
+    tcase_set_timeout(guard, 60);
+    tcase_add_test(guard, test_no_block_left_behind_or_written_past);
+    add_tcase(suite, guard, 1);
     program_beside_check(sanitized, sizeof sanitized, argv[0], "lost_updates-asan");
     program_beside_check(leak_probe, sizeof leak_probe, argv[0], "leak-probe");
     setenv("ASAN_OPTIONS", "detect_leaks=1", 1);
@@ -854,7 +1111,8 @@ int main(int argc, char **argv)
                                   0);
     tcase_add_test(drawn, test_program_schedules_one_thread_loses_none_more_lose_more);
     tcase_add_test(drawn, test_make_run_shows_the_hand_schedules_and_the_sweep);
-    add_tcase(suite, drawn, 2);
+    tcase_add_test(drawn, test_no_options_run_the_defaults_help_names);
+    add_tcase(suite, drawn, 3);
     TCase *refused = exercise_tcase("schedules that are not whole: exit 2 and the reason", 0);
     tcase_add_loop_test(refused, test_bad_schedules_exit_2_with_a_reason, 0, BAD_SCHEDULES);
     add_tcase(suite, refused, BAD_SCHEDULES);

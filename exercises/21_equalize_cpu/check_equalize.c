@@ -15,6 +15,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #define PHOTOGRAPH "../../data/chelsea.bmp" /* make check runs from the exercise's folder */
@@ -639,20 +640,99 @@ END_TEST
  * has not ended after 30 is stopped. */
 #define LARGE_REMAP (((size_t)1 << 31) + ((size_t)1 << 16) + 3)
 
+/* Where memory is short for two such pictures, the picture after is a new
+ * file of that size in the build folder, mapped: its pages go to the disk's
+ * cache, not to the program's memory (2 GiB written, a few seconds; the file
+ * is removed after). CHECK_REMAP_ON_DISK=1 takes that way everywhere. */
+static bool remap_on_disk;
+static char remap_file[4200];
+
 START_TEST(test_remap_of_a_picture_past_2_to_the_31_pixels)
 {
-    char args[64];
-    snprintf(args, sizeof args, "remap %zu", LARGE_REMAP);
+    char args[4300];
+    snprintf(args, sizeof args, "remap %zu%s%s", LARGE_REMAP, remap_on_disk ? " " : "",
+             remap_on_disk ? remap_file : "");
+    unlink(remap_file); /* a file left by a run that was stopped */
     const char *saved = strdup(stage_program());
     struct stage_output o;
     set_stage_program(table_program);
-    set_run_time_limit(30); /* a loop whose index wraps may never end */
+    set_run_time_limit(remap_on_disk ? 60 : 30); /* a loop whose index wraps may never end */
     run_stage(args, &o);
     set_run_time_limit(120);
+    if (remap_on_disk)
+        unlink(remap_file);
     set_stage_program(saved);
     free((void *)saved);
     ck_assert_msg(o.exit_status == 0, "remap, called by %s %s on a picture of %zu pixels: %s: %s%s",
                   table_program, args, LARGE_REMAP, exit_meaning(&o), o.out, o.err);
+}
+END_TEST
+
+/* The same running sums on your equalize.c with every unsigned long rewritten
+ * to uint32_t and every other long to int32_t (the Makefile's narrow build):
+ * what the -m32 build sees of a product in unsigned long, on machines that
+ * cannot build 32-bit programs too. */
+static char table_program_narrow[4096];
+
+START_TEST(test_tables_of_running_sums_with_longs_rewritten_to_32_bits)
+{
+    check_tables_called_directly(table_program_narrow,
+                                 " (your equalize.c with every unsigned long rewritten to "
+                                 "uint32_t, and long to int32_t: 32 bits, as on Windows and "
+                                 "32-bit ARM; uint64_t is 64 bits everywhere)");
+}
+END_TEST
+
+/* remap called directly on 1000 pixels of every brightness and 3 more,
+ * through a table with many entries 0, into a picture filled with 0xA5
+ * first: every pixel must come out as its entry. */
+START_TEST(test_remap_writes_every_pixel_whatever_its_entry)
+{
+    const char *saved = strdup(stage_program());
+    struct stage_output o;
+    set_stage_program(table_program);
+    run_stage("remap-every", &o);
+    set_stage_program(saved);
+    free((void *)saved);
+    ck_assert_msg(o.exit_status == 0,
+                  "remap, called by %s remap-every on 256003 pixels (every brightness 1000 "
+                  "times, then 3), through a table whose 100 darkest entries are 0, into a "
+                  "picture filled with 0xA5 (165) first: %s: %s%s: every pixel is written, "
+                  "whatever its entry",
+                  table_program, exit_meaning(&o), o.out, o.err);
+}
+END_TEST
+
+/* No options: the photograph, as --help says, with --reps' default of 10:
+ * every line what --image PHOTOGRAPH prints, but the time's, and the
+ * verified line. */
+START_TEST(test_no_options_equalize_the_photograph)
+{
+    struct stage_output none, named;
+    run_stage("", &none);
+    ck_assert_msg(none.exit_status == 0, "no options: %s, expected exit 0; stderr: %s",
+                  exit_meaning(&none), none.err);
+    run_stage("--image " PHOTOGRAPH, &named);
+    ck_assert_msg(named.exit_status == 0, "--image " PHOTOGRAPH ": %s; stderr: %s",
+                  exit_meaning(&named), named.err);
+    const char *a = none.out, *b = named.out;
+    while (*a || *b) {
+        size_t la = strcspn(a, "\n"), lb = strcspn(b, "\n");
+        bool time_lines = strncmp(a, "time:", 5) == 0 && strncmp(b, "time:", 5) == 0;
+        ck_assert_msg(time_lines || (la == lb && strncmp(a, b, la) == 0),
+                      "no options: the line '%.*s' where --image " PHOTOGRAPH
+                      " prints '%.*s': with no input named the program equalizes the "
+                      "photograph, as --help says",
+                      (int)la, a, (int)lb, b);
+        if (time_lines)
+            ck_assert_msg(strstr(a, "median of 10 runs") != NULL && la < 200,
+                          "no options: '%.*s': --reps defaults to 10 (median of 10 runs)", (int)la,
+                          a);
+        a += la + (a[la] == '\n');
+        b += lb + (b[lb] == '\n');
+    }
+    ck_assert_msg(strstr(none.out, "\nverified:") != NULL,
+                  "no options: no 'verified:' line: %.900s", none.out);
 }
 END_TEST
 
@@ -708,7 +788,9 @@ int main(int argc, char **argv)
     tcase_set_timeout(remaps, 120);
     tcase_add_loop_test(remaps, test_every_pixel_goes_through_the_table, 0, REMAPS);
     tcase_add_test(remaps, test_a_failed_write_exits_1);
-    add_tcase(suite, remaps, REMAPS + 1);
+    tcase_add_test(remaps, test_remap_writes_every_pixel_whatever_its_entry);
+    tcase_add_test(remaps, test_no_options_equalize_the_photograph);
+    add_tcase(suite, remaps, REMAPS + 3);
     /* Beside this check, the Makefile builds check_equalize_table.c around
      * your equalize.c, and again with -m32 where the compiler can. */
     snprintf(table_program, sizeof table_program, "%s", argv[0]);
@@ -717,6 +799,7 @@ int main(int argc, char **argv)
              sizeof table_program - (size_t)(slash ? slash + 1 - table_program : 0),
              "equalize-table");
     snprintf(table_program_32, sizeof table_program_32, "%.4000s-32", table_program);
+    snprintf(table_program_narrow, sizeof table_program_narrow, "%.4000s-narrow", table_program);
     TCase *sums =
         exercise_tcase("make_table on running sums of up to 4 Gi pixels (called directly)", 3);
     tcase_set_timeout(sums, 120);
@@ -733,11 +816,30 @@ int main(int argc, char **argv)
                table_program_32);
         add_skipped(1);
     }
+    TCase *sums_narrow = exercise_tcase("the same running sums with unsigned long rewritten to "
+                                        "32 bits",
+                                        3);
+    tcase_set_timeout(sums_narrow, 120);
+    tcase_add_test(sums_narrow, test_tables_of_running_sums_with_longs_rewritten_to_32_bits);
+    add_tcase(suite, sums_narrow, 1);
     TCase *remap_large =
         exercise_tcase("the remap of a picture past 2^31 pixels (called directly)", 2);
     tcase_set_timeout(remap_large, 120);
     tcase_add_test(remap_large, test_remap_of_a_picture_past_2_to_the_31_pixels);
-    add_if_tool(suite, remap_large, 1, have_memory_for(0, 2 * LARGE_REMAP), memory_missing());
+    snprintf(remap_file, sizeof remap_file, "%.4000s-remap.picture", table_program);
+    const char *on_disk = getenv("CHECK_REMAP_ON_DISK");
+    bool in_memory = have_memory_for(0, 2 * LARGE_REMAP) && !(on_disk && *on_disk == '1');
+    struct statvfs disk;
+    char folder[4200];
+    snprintf(folder, sizeof folder, "%s", table_program);
+    if (strrchr(folder, '/'))
+        *strrchr(folder, '/') = '\0';
+    else
+        snprintf(folder, sizeof folder, ".");
+    remap_on_disk = !in_memory && statvfs(folder, &disk) == 0 &&
+                    (unsigned long long)disk.f_bavail * disk.f_frsize > 3ull << 30;
+    add_if_tool(suite, remap_large, 1, in_memory || remap_on_disk,
+                "neither 4 GiB of free memory nor 3 GiB of free disk in the build folder");
     add_usage_refusals(suite, refused, REFUSED, "--write");
     return run_exercise(suite);
 }
