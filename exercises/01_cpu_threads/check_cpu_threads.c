@@ -7,8 +7,10 @@
  * third build, watched from inside (check_cpu_threads_watch.c), shows what
  * each thread read, wrote and locked: each counts its own slice, once, into
  * memory of its own, with no lock, and adds it to the shared bins itself. A
- * fourth, whose pthread_create fails once (check_cpu_threads_refuse.c), must
- * stop with the reason; the speed-up line must agree with the table's times.
+ * fourth, whose pthread_create, pthread_join, pthread_mutex_lock or unlock
+ * fails once (check_cpu_threads_refuse.c), must stop with the reason, and its
+ * clock readings must hold the threads' creation and join; the speed-up line
+ * must agree with the table's times.
  */
 #include "stage_checks.h"
 
@@ -125,6 +127,111 @@ START_TEST(test_a_thread_that_cannot_start_stops_the_program)
                   "stderr, '%s' (strerror), and no table: every pthread_create and pthread_join "
                   "result is checked (hint 4)",
                   refuse_program, k->args, k->call, exit_meaning(&o), o.out, o.err, reason);
+}
+END_TEST
+
+/* The same build makes the N-th pthread_mutex_lock, pthread_mutex_unlock or
+ * pthread_join of the process fail with EINVAL (CPU_THREADS_REFUSE_CALL names
+ * the function): each returns an error the program must check, as it checks
+ * pthread_create's. A lock that was not taken leaves the merge unguarded; a
+ * join that failed leaves a thread that may still be counting. The program
+ * must stop with the reason and exit 1, in the T-thread run or in the 1-thread
+ * run after it (--size 100003 --threads 4 --reps 1: a warm-up and one timed
+ * run of 4 threads, 8 joins, then of 1 thread, joins 9 and 10). A merge that
+ * takes no lock (atomics) makes no lock call: the build then says it refused
+ * none, and the case passes. */
+static const struct failed_call {
+    const char *function;
+    int call;
+} failed_calls[] = {{"pthread_mutex_lock", 3},
+                    {"pthread_mutex_unlock", 2},
+                    {"pthread_join", 2},
+                    {"pthread_join", 10}};
+#define FAILED_CALLS ((int)(sizeof failed_calls / sizeof failed_calls[0]))
+
+START_TEST(test_a_thread_call_that_fails_stops_the_program)
+{
+    const struct failed_call *k = &failed_calls[_i];
+    const char *args = "--size 100003 --threads 4 --reps 1";
+    char call[16];
+    snprintf(call, sizeof call, "%d", k->call);
+    ck_assert(setenv("CPU_THREADS_REFUSE", call, 1) == 0);
+    ck_assert(setenv("CPU_THREADS_REFUSE_CALL", k->function, 1) == 0);
+    const char *saved = strdup(stage_program());
+    struct stage_output o;
+    set_stage_program(refuse_program);
+    set_run_time_limit(60);
+    run_stage(args, &o);
+    set_run_time_limit(0);
+    set_stage_program(saved);
+    free((void *)saved);
+    unsetenv("CPU_THREADS_REFUSE");
+    unsetenv("CPU_THREADS_REFUSE_CALL");
+    const char *marker = strstr(o.err, "check: refused ");
+    if (!marker && strcmp(k->function, "pthread_join") != 0 && o.exit_status == 0)
+        return; /* no lock taken (atomics): nothing to refuse */
+    ck_assert_msg(marker != NULL,
+                  "%s %s: %s made fewer than %d calls (stderr: %s); the program joins each of "
+                  "its threads",
+                  refuse_program, args, k->function, k->call, o.err);
+    /* the reason, past the check's own line */
+    const char *after = strchr(marker, '\n');
+    const char *reason = strerror(EINVAL);
+    ck_assert_msg(o.exit_status == 1 && (strstr(o.err, reason) != NULL) &&
+                      !strstr(o.out, "verified:") && after,
+                  "%s %s, where %s call %d returns EINVAL: %s, stdout: %.300s, stderr: %s; "
+                  "expected exit 1 with the reason on stderr, '%s' (strerror), and no table: "
+                  "every pthread_mutex_lock, pthread_mutex_unlock and pthread_join result is "
+                  "checked, as pthread_create's is (hint 4)",
+                  refuse_program, args, k->function, k->call, exit_meaning(&o), o.out, o.err,
+                  reason);
+}
+END_TEST
+
+/* What is timed: the README times T threads from their start to their join,
+ * thread creation included (it is part of the price of threads). The same
+ * build, with CPU_THREADS_TIMELINE set, prints the order of the program's
+ * clock readings (now_ms, 'T'), pthread_creates ('c') and pthread_joins
+ * ('j'); each timed run reads the clock twice, so every creation and join
+ * must fall between a run's first reading and its second: inside the timed
+ * interval. A program that reads no clock through now_ms is not judged. */
+START_TEST(test_the_timed_interval_holds_thread_start_and_join)
+{
+    const char *args = "--size 100003 --threads 4 --reps 2";
+    ck_assert(setenv("CPU_THREADS_TIMELINE", "1", 1) == 0);
+    const char *saved = strdup(stage_program());
+    struct stage_output o;
+    set_stage_program(refuse_program);
+    set_run_time_limit(60);
+    run_stage(args, &o);
+    set_run_time_limit(0);
+    set_stage_program(saved);
+    free((void *)saved);
+    unsetenv("CPU_THREADS_TIMELINE");
+    ck_assert_msg(o.exit_status == 0 && o.says_verified, "%s %s: %s, stderr: %s", refuse_program,
+                  args, exit_meaning(&o), o.err);
+    const char *line = strstr(o.err, "check: timeline ");
+    ck_assert_msg(line != NULL, "%s %s: the build printed no timeline (stderr: %s)", refuse_program,
+                  args, o.err);
+    line += strlen("check: timeline ");
+    size_t len = strcspn(line, " \n");
+    if (!memchr(line, 'T', len))
+        return; /* no reading through now_ms: nothing to judge */
+    bool inside = false;
+    for (size_t i = 0; i < len; i++) {
+        if (line[i] == 'T') {
+            inside = !inside;
+            continue;
+        }
+        ck_assert_msg(inside,
+                      "%s %s: a pthread_%s at event %zu falls outside the timed interval (the "
+                      "program's clock readings, T, each creation, c, and join, j, in order: "
+                      "%.*s): the time of T threads runs from before the first is created to "
+                      "after the last is joined, their start and join included, as the README "
+                      "says",
+                      refuse_program, args, line[i] == 'c' ? "create" : "join", i + 1, (int)len,
+                      line);
+    }
 }
 END_TEST
 
@@ -627,6 +734,23 @@ START_TEST(test_default_launch_is_one_thread_per_core)
 }
 END_TEST
 
+/* --threads T runs T threads, whatever the machine's cores: 1024 (the most
+ * --threads takes) on 1031 bytes, more threads than the cores of any machine
+ * the check runs on, and its row says 1024 threads. */
+START_TEST(test_threads_asked_for_are_the_threads_run)
+{
+    const char *args = "--size 1031 --threads 1024 --reps 1";
+    struct stage_output o;
+    run_stage(args, &o);
+    ck_assert_msg(o.exit_status == 0 && o.says_verified, "%s: %s, stderr: %s", args,
+                  exit_meaning(&o), o.err);
+    ck_assert_msg(strstr(o.out, "\n1024 threads ") != NULL,
+                  "%s: expected a row '1024 threads ...': --threads T runs T threads, as many "
+                  "as asked for, up to 1024, however many cores the machine has; got: %s",
+                  args, o.out);
+}
+END_TEST
+
 /* --csv prints only CSV: every line of stdout has the header's commas. */
 START_TEST(test_csv_prints_only_csv)
 {
@@ -652,19 +776,29 @@ int main(int argc, char **argv)
     tcase_add_loop_test(right, test_reports_the_speed_up_over_one_thread, 0, 2);
     tcase_add_test(right, test_default_launch_is_one_thread_per_core);
     tcase_add_test(right, test_csv_prints_only_csv);
-    add_tcase(suite, right, COUNTS + 4);
+    tcase_add_test(right, test_threads_asked_for_are_the_threads_run);
+    add_tcase(suite, right, COUNTS + 5);
 
-    TCase *refused = exercise_tcase("a thread that cannot start stops the program, with the "
-                                    "reason",
+    TCase *refused = exercise_tcase("a thread that cannot start, a lock or a join that fails, "
+                                    "stops the program, with the reason",
                                     4);
     tcase_set_timeout(refused, 120);
     tcase_add_loop_test(refused, test_a_thread_that_cannot_start_stops_the_program, 0, 2);
+    tcase_add_loop_test(refused, test_a_thread_call_that_fails_stops_the_program, 0, FAILED_CALLS);
     if (access(refuse_program, X_OK) == 0)
-        add_tcase(suite, refused, 2);
+        add_tcase(suite, refused, 2 + FAILED_CALLS);
     else {
         printf("%s is missing (make check builds it)\n", refuse_program);
-        add_skipped(2);
+        add_skipped(2 + FAILED_CALLS);
     }
+
+    TCase *timed = exercise_tcase("the time includes starting and joining the threads", 0);
+    tcase_set_timeout(timed, 120);
+    tcase_add_test(timed, test_the_timed_interval_holds_thread_start_and_join);
+    if (access(refuse_program, X_OK) == 0)
+        add_tcase(suite, timed, 1);
+    else
+        add_skipped(1);
 
     TCase *copies = exercise_tcase("each thread counts its slice into a private copy "
                                    "(--show-copies)",

@@ -8,7 +8,7 @@
  * atomic add and read once, in one loop over the pixels (Oclgrind counts what
  * the kernel executes and dumps it as compiled), with no race and no barrier
  * that part of a work-group misses that Oclgrind can see, on work-groups of 1
- * to 512 work-items. Without any OpenCL device these checks are reported as
+ * to 1024 work-items. Without any OpenCL device these checks are reported as
  * skipped; without Oclgrind, its groups are. Past 2 GiB, past 2^32
  * work-items, and to see which work-items merge, the check runs the kernel
  * under Oclgrind from a host of its own (check_rgb_histogram_quick.c).
@@ -167,13 +167,15 @@ END_TEST
 
 /* Work-groups smaller than 256 zero and merge with a stride, and one of 512
  * has work-items with no bin; 33 is no power of two; one work-group must
- * still cover every pixel, and 1000 of 32 are more work-items than pixels. */
+ * still cover every pixel, and 1000 of 32 are more work-items than pixels;
+ * 1024 is the largest work-group the program takes. */
 static const char *const launches[] = {"--threads 1",
                                        "--threads 33",
                                        "--threads 64",
                                        "--threads 512",
                                        "--blocks 1 --threads 64",
-                                       "--blocks 1000 --threads 32"};
+                                       "--blocks 1000 --threads 32",
+                                       "--threads 1024"};
 #define LAUNCHES ((int)(sizeof launches / sizeof launches[0]))
 
 START_TEST(test_every_launch_matches_reference)
@@ -403,18 +405,25 @@ static void run_counted(const char *args, struct kernel_counts *k, int *loops)
  * global bins take only the merge's atomics, 768 per work-group. Local arrays
  * that are declared, zeroed and merged but not counted into, a channel counted
  * into the global bins, an atomic load then store, and three loops over the
- * pixels (one per channel) each miss one of these. */
-#define COUNTED_PIXELS 10000
-#define COUNTED_GROUPS 2
+ * pixels (one per channel) each miss one of these. The same is counted on
+ * three more launches, so that a kernel that takes the local path on some
+ * launch shapes only (2 x 64, a power of two, at least 64 work-items) is
+ * seen: 771 pixels in three work-groups of 33, 10000 in four of 256 and in
+ * two of 1024, the largest the program takes. */
+static const unsigned counted_launches[][3] = {
+    {10000, 2, 64}, {771, 3, 33}, {10000, 4, 256}, {10000, 2, 1024}}; /* pixels, groups, items */
+#define COUNTED_LAUNCHES ((int)(sizeof counted_launches / sizeof counted_launches[0]))
 START_TEST(test_every_byte_read_once_and_counted_in_local_memory)
 {
+    const unsigned pixels = counted_launches[_i][0], groups = counted_launches[_i][1],
+                   items = counted_launches[_i][2];
     char args[256];
-    snprintf(args, sizeof args, "--size %d --reps 1 --blocks %d --threads 64",
-             CHANNELS * COUNTED_PIXELS, COUNTED_GROUPS);
+    snprintf(args, sizeof args, "--size %u --reps 1 --blocks %u --threads %u", CHANNELS * pixels,
+             groups, items);
     struct kernel_counts k;
     int loops;
     run_counted(args, &k, &loops);
-    const unsigned long long bytes = CHANNELS * COUNTED_PIXELS;
+    const unsigned long long bytes = CHANNELS * (unsigned long long)pixels;
     ck_assert_msg(k.found, "oclgrind --inst-counts ./rgb_histogram %s: no instruction counts",
                   args);
     ck_assert_msg(k.local_exchanges == 0,
@@ -424,14 +433,14 @@ START_TEST(test_every_byte_read_once_and_counted_in_local_memory)
                   args, k.local_exchanges);
     ck_assert_msg(k.local_adds == bytes,
                   "oclgrind --inst-counts ./rgb_histogram %s: %llu atomic adds on local memory for "
-                  "%d pixels, expected %llu: each of a pixel's three bytes counted once, into its "
-                  "channel's local histogram",
-                  args, k.local_adds, COUNTED_PIXELS, bytes);
-    ck_assert_msg(k.global_atomics <= (unsigned long long)CHANNELS * BINS * COUNTED_GROUPS,
+                  "%u pixels, expected %llu: each of a pixel's three bytes counted once, into its "
+                  "channel's local histogram, whatever the launch's shape",
+                  args, k.local_adds, pixels, bytes);
+    ck_assert_msg(k.global_atomics <= (unsigned long long)CHANNELS * BINS * groups,
                   "oclgrind --inst-counts ./rgb_histogram %s: %llu atomics on the global bins, "
-                  "expected at most %d (the merge: 768 per work-group); the counting belongs in "
-                  "local memory",
-                  args, k.global_atomics, CHANNELS * BINS * COUNTED_GROUPS);
+                  "expected at most %u (the merge: 768 per work-group); the counting belongs in "
+                  "local memory, whatever the launch's shape",
+                  args, k.global_atomics, CHANNELS * BINS * groups);
     ck_assert_msg(
         k.global_load_bytes == bytes,
         "oclgrind --inst-counts ./rgb_histogram %s: the kernel loads %llu bytes of global "
@@ -452,11 +461,16 @@ END_TEST
  * count there; Oclgrind simulates them and reports it, and a barrier that only
  * part of a work-group reaches. One work-group and several; a work-group
  * smaller than 256 zeroes and merges with a stride, one of 512 has work-items
- * with no bin; the last launch has more work-items than pixels (10). */
+ * with no bin; the fifth launch has more work-items than pixels (10); work-groups
+ * of one work-item and of 1024. */
 static const char *const race_launches[] = {
     "--size 30000 --reps 1 --blocks 2 --threads 64",
     "--size 3000 --reps 1 --blocks 1 --threads 256", "--size 771 --reps 1 --blocks 3 --threads 33",
-    "--size 3000 --reps 1 --blocks 2 --threads 512", "--size 30 --reps 1 --blocks 4 --threads 64"};
+    "--size 3000 --reps 1 --blocks 2 --threads 512", "--size 30 --reps 1 --blocks 4 --threads 64",
+    /* one work-item zeroing and merging all 768 bins alone; and the largest
+     * work-group the program takes, 256 of whose 1024 items have no bin */
+    "--size 3000 --reps 1 --blocks 2 --threads 1",
+    "--size 3000 --reps 1 --blocks 2 --threads 1024"};
 #define RACE_LAUNCHES ((int)(sizeof race_launches / sizeof race_launches[0]))
 
 START_TEST(test_no_races_under_oclgrind)
@@ -478,17 +492,85 @@ END_TEST
 
 START_TEST(test_options_without_meaning_here_are_usage_errors)
 {
-    static const char *const refused[] = {"--file ../Makefile", "--csv", "--image Makefile"};
+    /* each refused with exit 2 and a first line of stderr that names the option */
+    static const char *const refused[][2] = {{"--file ../Makefile", "--file"},
+                                             {"--csv", "--csv"},
+                                             {"--bins 255", "--bins"},
+                                             {"--bins 768", "--bins"},
+                                             {"--image Makefile", "--image"}};
     struct stage_output o;
-    for (int i = 0; i < 3; i++) {
-        run_stage(refused[i], &o);
+    for (int i = 0; i < 5; i++) {
+        run_stage(refused[i][0], &o);
         ck_assert_msg(o.exit_status == EXIT_USAGE, "./rgb_histogram %s: %s, expected exit 2",
-                      refused[i], exit_meaning(&o));
+                      refused[i][0], exit_meaning(&o));
+        char first[512];
+        snprintf(first, sizeof first, "%.*s", (int)strcspn(o.err, "\n"), o.err);
+        ck_assert_msg(strstr(first, refused[i][1]) != NULL,
+                      "./rgb_histogram %s: exit 2, but the first line of stderr does not name %s: "
+                      "%s",
+                      refused[i][0], refused[i][1], first);
     }
     ck_assert_msg(strstr(o.err, "--image: ") && strstr(o.err, "not a BMP file"),
                   "./rgb_histogram --image Makefile: expected '--image: ... not a BMP file' on "
                   "stderr, got: %s",
                   o.err);
+}
+END_TEST
+
+/* The value after "label" on the report line that starts with it ("" when
+ * there is none), up to the line's end. */
+static void report_value(const char *out, const char *label, char *value, size_t size)
+{
+    *value = 0;
+    for (const char *p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+        if (strncmp(p, label, strlen(label)) == 0) {
+            p += strlen(label);
+            p += strspn(p, " ");
+            snprintf(value, size, "%.*s", (int)strcspn(p, "\n"), p);
+            return;
+        }
+}
+
+/* With no option but --size, the given program runs what --help says:
+ * uniform data of seed 1, the median of 10 runs, and the book's launch, two
+ * work-groups per compute unit (what --blocks-per-sm 2 asks for) of 256
+ * work-items; with no --size either, 100 MiB (one run, to save ten). */
+START_TEST(test_the_defaults_are_the_ones_help_gives)
+{
+    struct stage_output o, book;
+    run_stage("--size 30000", &o);
+    ck_assert_msg(o.exit_status == 0 && o.says_verified, "--size 30000: %s, stderr: %s",
+                  exit_meaning(&o), o.err);
+    run_stage("--size 30000 --reps 1 --blocks-per-sm 2 --threads 256", &book);
+    ck_assert_msg(book.exit_status == 0,
+                  "--size 30000 --reps 1 --blocks-per-sm 2 --threads 256: %s, stderr: %s",
+                  exit_meaning(&book), book.err);
+    char got[256], expected[256];
+    report_value(o.out, "input:", got, sizeof got);
+    ck_assert_msg(strcmp(got, "uniform, 30000 bytes, seed 1: 10000 pixels of 3 bytes") == 0,
+                  "--size 30000 (no --data, no --seed): the input line reads '%s', expected "
+                  "'uniform, 30000 bytes, seed 1: 10000 pixels of 3 bytes' (the defaults --help "
+                  "gives)",
+                  got);
+    report_value(o.out, "launch:", got, sizeof got);
+    report_value(book.out, "launch:", expected, sizeof expected);
+    ck_assert_msg(*expected && strcmp(got, expected) == 0,
+                  "--size 30000 (no --blocks, no --threads): the launch line reads '%s', "
+                  "expected '%s', the book's launch that --help gives (2 work-groups per compute "
+                  "unit, as --blocks-per-sm 2, of 256 work-items)",
+                  got, expected);
+    ck_assert_msg(strstr(o.out, "(median of 10 runs") != NULL,
+                  "--size 30000 (no --reps): expected the median of 10 runs, as --help says; "
+                  "got: %s",
+                  o.out);
+    run_stage("--reps 1", &o);
+    ck_assert_msg(o.exit_status == 0 && o.says_verified, "--reps 1: %s, stderr: %s",
+                  exit_meaning(&o), o.err);
+    report_value(o.out, "input:", got, sizeof got);
+    ck_assert_msg(strncmp(got, "uniform, 104857600 bytes, seed 1:", 33) == 0,
+                  "--reps 1 (no --size): the input line reads '%s', expected 'uniform, "
+                  "104857600 bytes, seed 1: ...' (100M, the default --help gives)",
+                  got);
 }
 END_TEST
 
@@ -626,8 +708,9 @@ int main(int argc, char **argv)
                        "counts",
                        2);
     tcase_set_timeout(counted, 300);
-    tcase_add_test(counted, test_every_byte_read_once_and_counted_in_local_memory);
-    add_if_oclgrind(suite, counted, 1, true, NULL);
+    tcase_add_loop_test(counted, test_every_byte_read_once_and_counted_in_local_memory, 0,
+                        COUNTED_LAUNCHES);
+    add_if_oclgrind(suite, counted, COUNTED_LAUNCHES, true, NULL);
 
     TCase *races = exercise_tcase("no races, under Oclgrind", 3);
     tcase_set_timeout(races, 300);
@@ -663,6 +746,8 @@ int main(int argc, char **argv)
     TCase *program = exercise_tcase("the program: its kernel file and its options", 0);
     tcase_add_test(program, test_finds_its_kernel_from_another_directory);
     tcase_add_test(program, test_options_without_meaning_here_are_usage_errors);
-    add_if_runnable(suite, program, 2);
+    tcase_add_test(program, test_the_defaults_are_the_ones_help_gives);
+    tcase_set_timeout(program, 120);
+    add_if_runnable(suite, program, 3);
     return run_exercise(suite);
 }

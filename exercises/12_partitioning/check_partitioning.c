@@ -520,9 +520,14 @@ START_TEST(test_both_walks_match_reference)
 END_TEST
 
 /* 256000 work-items on 300007 bytes: a walk's arithmetic whose products of an
- * item's number and the remainder (44007) need more than 32 bits */
-static const char *const launches[] = {"--threads 1", "--threads 33", "--blocks 1 --threads 64",
-                                       "--blocks 1000 --threads 32", "--blocks 1000 --threads 256"};
+ * item's number and the remainder (44007) need more than 32 bits; and
+ * work-groups of 1024, the largest the program takes */
+static const char *const launches[] = {"--threads 1",
+                                       "--threads 33",
+                                       "--blocks 1 --threads 64",
+                                       "--blocks 1000 --threads 32",
+                                       "--blocks 1000 --threads 256",
+                                       "--blocks 3 --threads 1024"};
 #define LAUNCHES ((int)(sizeof launches / sizeof launches[0]))
 
 START_TEST(test_every_launch_matches_reference)
@@ -556,12 +561,15 @@ END_TEST
  * local bins, so a count needs an atomic, and the zeroing, the counting and
  * the merge must be ordered by barriers on local memory. Work-groups of 64,
  * 32 and 16 (a count without an atomic in groups "small enough to run in
- * lockstep" is a race too), of 256, and of 512, half of whose items have no
- * bin to zero or merge. Both walks run in each. */
-static const char *const race_launches[] = {
-    "--size 3000 --reps 1 --blocks 2 --threads 64", "--size 3000 --reps 1 --blocks 2 --threads 32",
-    "--size 3000 --reps 1 --blocks 3 --threads 16", "--size 257 --reps 1 --blocks 2 --threads 256",
-    "--size 3000 --reps 1 --blocks 2 --threads 512"};
+ * lockstep" is a race too), of 256, and of 512 and 1024 (the largest the
+ * program takes), half and three quarters of whose items have no bin to zero
+ * or merge. Both walks run in each. */
+static const char *const race_launches[] = {"--size 3000 --reps 1 --blocks 2 --threads 64",
+                                            "--size 3000 --reps 1 --blocks 2 --threads 32",
+                                            "--size 3000 --reps 1 --blocks 3 --threads 16",
+                                            "--size 257 --reps 1 --blocks 2 --threads 256",
+                                            "--size 3000 --reps 1 --blocks 2 --threads 512",
+                                            "--size 3000 --reps 1 --blocks 2 --threads 1024"};
 #define RACE_LAUNCHES ((int)(sizeof race_launches / sizeof race_launches[0]))
 
 START_TEST(test_no_races_under_oclgrind)
@@ -687,6 +695,104 @@ START_TEST(test_the_merge_is_shared_by_the_work_group)
 }
 END_TEST
 
+/* ------------------------------------------ the given program's contract -- */
+
+/* The options of this program's own are refused when their values are out
+ * of what --help gives (exit 2), each with a first line of stderr that names
+ * the option: --show-walks takes S/T with S below 2^63 and T from 1 to
+ * 65536, --show-pattern a --size of 4096 or less and at most 1024
+ * work-items, --variant one of its three names. */
+static const char *const refused[][2] = {
+    {"--show-walks 10/0", "--show-walks"},
+    {"--show-walks 10/65537", "--show-walks"},
+    {"--show-walks 9223372036854775808/3", "--show-walks"},
+    {"--show-walks 10", "--show-walks"},
+    {"--show-walks 10/3x", "--show-walks"},
+    {"--show-pattern --size 4097", "--show-pattern"},
+    {"--show-pattern", "--show-pattern"},
+    {"--show-pattern --size 100 --blocks 5 --threads 256", "--show-pattern"},
+    {"--variant strided", "--variant"}};
+#define REFUSED ((int)(sizeof refused / sizeof refused[0]))
+
+START_TEST(test_its_own_options_refuse_values_out_of_range)
+{
+    struct stage_output o;
+    run_stage(refused[_i][0], &o);
+    ck_assert_msg(o.exit_status == EXIT_USAGE, "./partitioning %s: %s, expected exit 2 (bad usage)",
+                  refused[_i][0], exit_meaning(&o));
+    char first[512];
+    snprintf(first, sizeof first, "%.*s", (int)strcspn(o.err, "\n"), o.err);
+    ck_assert_msg(strstr(first, refused[_i][1]) != NULL,
+                  "./partitioning %s: exit 2, but the first line of stderr does not name %s: %s",
+                  refused[_i][0], refused[_i][1], first);
+}
+END_TEST
+
+/* The launch column ("4x256") of the table's row for walk name, or "". */
+static void row_launch(const char *out, const char *name, char *launch, size_t size)
+{
+    *launch = 0;
+    char row[64];
+    snprintf(row, sizeof row, "\n%s ", name);
+    const char *p = strstr(out, row);
+    if (p) {
+        p += strlen(row);
+        p += strspn(p, " ");
+        snprintf(launch, size, "%.*s", (int)strcspn(p, " \n"), p);
+    }
+}
+
+/* With no option but --size, the given program runs what --help says: both
+ * walks (--variant all), uniform data of seed 1, the medians of 10 runs, and
+ * the book's launch, two work-groups per compute unit (what --blocks-per-sm 2
+ * asks for) of 256 work-items; with no --size either, 100 MiB (one run). */
+START_TEST(test_the_defaults_are_the_ones_help_gives)
+{
+    struct stage_output o, book;
+    run_stage("--size 100000", &o);
+    ck_assert_msg(o.exit_status == 0 && o.says_verified, "--size 100000: %s, stderr: %s",
+                  exit_meaning(&o), o.err);
+    run_stage("--size 100000 --reps 1 --blocks-per-sm 2 --threads 256", &book);
+    ck_assert_msg(book.exit_status == 0,
+                  "--size 100000 --reps 1 --blocks-per-sm 2 --threads 256: %s, stderr: %s",
+                  exit_meaning(&book), book.err);
+    ck_assert_msg(strstr(o.out, "\ninput:      uniform, 100000 bytes, seed 1\n") != NULL,
+                  "--size 100000 (no --data, no --seed): expected the line 'input:      "
+                  "uniform, 100000 bytes, seed 1' (the defaults --help gives); got: %s",
+                  o.out);
+    ck_assert_msg(strstr(o.out, "medians of 10 runs") != NULL,
+                  "--size 100000 (no --reps): expected the medians of 10 runs, as --help says; "
+                  "got: %s",
+                  o.out);
+    static const char *const walks[] = {"interleaved", "contiguous"};
+    for (int w = 0; w < 2; w++) {
+        char got[64], expected[64];
+        row_launch(o.out, walks[w], got, sizeof got);
+        row_launch(book.out, walks[w], expected, sizeof expected);
+        ck_assert_msg(*expected && strcmp(got, expected) == 0,
+                      "--size 100000 (no --variant, no --blocks, no --threads): the %s row's "
+                      "launch reads '%s', expected '%s': both walks (--variant all), each on the "
+                      "book's launch that --help gives (2 work-groups per compute unit, as "
+                      "--blocks-per-sm 2, of 256 work-items); got: %s",
+                      walks[w], got, expected, o.out);
+    }
+    run_stage("--reps 1", &o);
+    ck_assert_msg(o.exit_status == 0 && o.says_verified, "--reps 1: %s, stderr: %s",
+                  exit_meaning(&o), o.err);
+    ck_assert_msg(strstr(o.out, "\ninput:      uniform, 104857600 bytes, seed 1\n") != NULL,
+                  "--reps 1 (no --size): expected 'input:      uniform, 104857600 bytes, seed "
+                  "1' (100M, the default --help gives); got: %s",
+                  o.out);
+}
+END_TEST
+
+/* --csv prints a header and a row per walk, and nothing else. */
+START_TEST(test_csv_prints_only_csv)
+{
+    check_stdout_is_only_csv("--size 3000 --reps 1 --csv", 3);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("12_partitioning", argc, argv);
@@ -756,5 +862,14 @@ int main(int argc, char **argv)
     TCase *timing = exercise_tcase("both walks timed side by side", 0);
     tcase_add_test(timing, test_times_both_walks_side_by_side);
     add_if_runnable(suite, timing, 1);
+
+    TCase *contract_tc = exercise_tcase("the given program: its options' refusals, its defaults "
+                                        "and --csv",
+                                        0);
+    tcase_set_timeout(contract_tc, 120);
+    tcase_add_loop_test(contract_tc, test_its_own_options_refuse_values_out_of_range, 0, REFUSED);
+    tcase_add_test(contract_tc, test_the_defaults_are_the_ones_help_gives);
+    tcase_add_test(contract_tc, test_csv_prints_only_csv);
+    add_if_runnable(suite, contract_tc, REFUSED + 2);
     return run_exercise(suite);
 }

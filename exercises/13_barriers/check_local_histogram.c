@@ -3,7 +3,7 @@
  * no more than that shows: the histogram matches the CPU's on PoCL (which
  * runs a work-group's items one after another, and so hides a lost local
  * increment), Oclgrind sees no data race on launches of one and several
- * work-groups of 1, 16, 32, 64, 256 and 512 work-items, and the private
+ * work-groups of 1 to 1024 work-items, the private
  * histogram is still in local memory (the program prints how much its kernel
  * declares) and is where every byte is counted, with one atomic add (Oclgrind
  * counts what the kernel executes). Without an OpenCL device these checks are
@@ -48,14 +48,16 @@ END_TEST
 
 /* A work-group of one item, one that is no power of two, one of 512 (more
  * work-items than bins), one of 256, one work-group for the whole input, and
- * many. */
+ * many; and 1024, the largest the program takes (three quarters of its
+ * work-items have no bin to zero or merge). */
 static const char *const launches[] = {"--threads 1",
                                        "--threads 33",
                                        "--threads 512",
                                        "--blocks 1 --threads 256",
                                        "--blocks 1 --threads 64",
                                        "--blocks 1000 --threads 32",
-                                       "--threads 4"};
+                                       "--threads 4",
+                                       "--threads 1024"};
 #define LAUNCHES ((int)(sizeof launches / sizeof launches[0]))
 
 START_TEST(test_every_launch_matches_reference)
@@ -87,19 +89,27 @@ START_TEST(test_the_private_histogram_is_in_local_memory)
 }
 END_TEST
 
-/* Oclgrind counts every instruction the kernel executes: on 30000 bytes in
- * two work-groups, every byte is loaded once and counted with one atomic add
- * into the local histogram, and the global bins take only the merge's
- * atomics, 256 per work-group. A local histogram that is zeroed and merged
- * but not counted into, and an atomic load then store (which Oclgrind's race
- * detector does not flag: both halves are atomics), each miss one of these. */
-#define COUNTED_BYTES  30000
-#define COUNTED_GROUPS 2
+/* Oclgrind counts every instruction the kernel executes: on 30000 bytes,
+ * every byte is loaded once and counted with one atomic add into the local
+ * histogram, and the global bins take only the merge's atomics, 256 per
+ * work-group. A local histogram that is zeroed and merged but not counted
+ * into, and an atomic load then store (which Oclgrind's race detector does
+ * not flag: both halves are atomics), each miss one of these. The counts are
+ * taken on four launches, so that a kernel that counts in local memory only
+ * on some launch shapes (a power of two, at most 256 work-items, the 2 x 64
+ * of a single counted launch) and straight into the global bins on the
+ * others is seen: two work-groups of 64, three of 33 (no power of two), four
+ * of 256, two of 1024 (the largest work-group the program takes). */
+#define COUNTED_BYTES 30000
+static const unsigned counted_launches[][2] = {{2, 64}, {3, 33}, {4, 256}, {2, 1024}};
+#define COUNTED_LAUNCHES ((int)(sizeof counted_launches / sizeof counted_launches[0]))
+
 START_TEST(test_every_byte_counted_with_one_local_atomic_add)
 {
+    const unsigned groups = counted_launches[_i][0], items = counted_launches[_i][1];
     char args[256];
-    snprintf(args, sizeof args, "--size %d --reps 1 --blocks %d --threads 64", COUNTED_BYTES,
-             COUNTED_GROUPS);
+    snprintf(args, sizeof args, "--size %d --reps 1 --blocks %u --threads %u", COUNTED_BYTES,
+             groups, items);
     struct kernel_counts k;
     count_kernel("", args, &k);
     ck_assert_msg(k.found, "oclgrind --inst-counts ./local_histogram %s: no instruction counts",
@@ -112,13 +122,13 @@ START_TEST(test_every_byte_counted_with_one_local_atomic_add)
     ck_assert_msg(k.local_adds == COUNTED_BYTES,
                   "oclgrind --inst-counts ./local_histogram %s: %llu atomic adds on local memory "
                   "for %d bytes, expected %d: each byte counted once, atomically, into the "
-                  "work-group's local histogram",
+                  "work-group's local histogram, whatever the launch's shape",
                   args, k.local_adds, COUNTED_BYTES, COUNTED_BYTES);
-    ck_assert_msg(k.global_atomics <= (unsigned long long)BINS * COUNTED_GROUPS,
+    ck_assert_msg(k.global_atomics <= (unsigned long long)BINS * groups,
                   "oclgrind --inst-counts ./local_histogram %s: %llu atomics on the global bins, "
-                  "expected at most %d (the merge: 256 per work-group); the counting belongs in "
-                  "local memory",
-                  args, k.global_atomics, BINS * COUNTED_GROUPS);
+                  "expected at most %u (the merge: 256 per work-group); the counting belongs in "
+                  "local memory, whatever the launch's shape",
+                  args, k.global_atomics, BINS * groups);
     ck_assert_msg(k.global_load_bytes == COUNTED_BYTES,
                   "oclgrind --inst-counts ./local_histogram %s: the kernel loads %llu bytes of "
                   "global memory for %d bytes of input, expected each byte once and nothing else "
@@ -133,7 +143,7 @@ END_TEST
  * race too: nothing makes a work-group a warp), of 256, of 512 (half its
  * work-items have no bin: a barrier behind "if (get_local_id(0) < BINS)" is
  * reached by half the group); sizes 0, 1 and 257, and work-groups with no
- * byte at all. */
+ * byte at all; and 1024, the largest. */
 static const char *const race_launches[] = {
     "--size 3000 --reps 1 --blocks 1 --threads 64", "--size 3000 --reps 1 --blocks 3 --threads 64",
     "--size 3000 --reps 1 --blocks 2 --threads 32", "--size 3000 --reps 1 --blocks 3 --threads 16",
@@ -141,7 +151,9 @@ static const char *const race_launches[] = {
     "--size 1 --reps 1 --blocks 2 --threads 64", "--size 0 --reps 1 --blocks 2 --threads 64",
     "--size 3000 --reps 1 --blocks 2 --threads 512",
     /* groups narrower than a SIMD vector: no lockstep is promised there either */
-    "--size 3000 --reps 1 --blocks 3 --threads 8", "--size 3000 --reps 1 --blocks 2 --threads 2"};
+    "--size 3000 --reps 1 --blocks 3 --threads 8", "--size 3000 --reps 1 --blocks 2 --threads 2",
+    /* the largest work-group the program takes: 768 of its items have no bin */
+    "--size 3000 --reps 1 --blocks 2 --threads 1024"};
 #define RACE_LAUNCHES ((int)(sizeof race_launches / sizeof race_launches[0]))
 
 START_TEST(test_no_races_under_oclgrind)
@@ -304,6 +316,72 @@ START_TEST(test_the_zeroing_is_shared_by_the_work_group)
 }
 END_TEST
 
+/* ----------------------------------------- the given program's contract -- */
+
+/* The value after "label" on the report line that starts with it ("" when
+ * there is none), up to the line's end. */
+static void report_value(const char *out, const char *label, char *value, size_t size)
+{
+    *value = 0;
+    for (const char *p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+        if (strncmp(p, label, strlen(label)) == 0) {
+            p += strlen(label);
+            p += strspn(p, " ");
+            snprintf(value, size, "%.*s", (int)strcspn(p, "\n"), p);
+            return;
+        }
+}
+
+/* With no option but --size, the program runs what --help says: uniform data
+ * of seed 1, the median of 10 runs, and the book's launch, two work-groups
+ * per compute unit (what --blocks-per-sm 2 asks for) of 256 work-items; with
+ * no --size either, 100 MiB (one run, to save the time of ten). */
+START_TEST(test_the_defaults_are_the_ones_help_gives)
+{
+    struct stage_output o, book;
+    run_stage("--size 100000", &o);
+    ck_assert_msg(o.exit_status == 0 && o.says_verified, "--size 100000: %s, stderr: %s",
+                  exit_meaning(&o), o.err);
+    run_stage("--size 100000 --reps 1 --blocks-per-sm 2 --threads 256", &book);
+    ck_assert_msg(book.exit_status == 0,
+                  "--size 100000 --reps 1 --blocks-per-sm 2 --threads 256: "
+                  "%s, stderr: %s",
+                  exit_meaning(&book), book.err);
+    char got[256], expected[256];
+    report_value(o.out, "input:", got, sizeof got);
+    ck_assert_msg(strcmp(got, "uniform, 100000 bytes, seed 1") == 0,
+                  "--size 100000 (no --data, no --seed): the input line reads '%s', expected "
+                  "'uniform, 100000 bytes, seed 1' (the defaults --help gives)",
+                  got);
+    report_value(o.out, "launch:", got, sizeof got);
+    report_value(book.out, "launch:", expected, sizeof expected);
+    ck_assert_msg(*expected && strcmp(got, expected) == 0,
+                  "--size 100000 (no --blocks, no --threads): the launch line reads '%s', "
+                  "expected '%s', the book's launch that --help gives (2 work-groups per compute "
+                  "unit, as --blocks-per-sm 2, of 256 work-items)",
+                  got, expected);
+    ck_assert_msg(strstr(o.out, "(median of 10 runs") != NULL,
+                  "--size 100000 (no --reps): expected the median of 10 runs, as --help says; "
+                  "got: %s",
+                  o.out);
+    run_stage("--reps 1", &o);
+    ck_assert_msg(o.exit_status == 0 && o.says_verified, "--reps 1: %s, stderr: %s",
+                  exit_meaning(&o), o.err);
+    report_value(o.out, "input:", got, sizeof got);
+    ck_assert_msg(strcmp(got, "uniform, 104857600 bytes, seed 1") == 0,
+                  "--reps 1 (no --size): the input line reads '%s', expected 'uniform, "
+                  "104857600 bytes, seed 1' (100M, the default --help gives)",
+                  got);
+}
+END_TEST
+
+/* --csv prints a header and one row, and nothing else: no report line. */
+START_TEST(test_csv_prints_only_csv)
+{
+    check_stdout_is_only_csv("--size 3000 --reps 1 --csv", 2);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("13_barriers", argc, argv);
@@ -330,8 +408,9 @@ int main(int argc, char **argv)
     TCase *counted = exercise_tcase(
         "every byte counted with one atomic add in local memory, by Oclgrind's counts", 3);
     tcase_set_timeout(counted, 300);
-    tcase_add_test(counted, test_every_byte_counted_with_one_local_atomic_add);
-    add_if_oclgrind(suite, counted, 1, true, NULL);
+    tcase_add_loop_test(counted, test_every_byte_counted_with_one_local_atomic_add, 0,
+                        COUNTED_LAUNCHES);
+    add_if_oclgrind(suite, counted, COUNTED_LAUNCHES, true, NULL);
 
     TCase *past = exercise_tcase(
         "bytes past 2 GiB and near 4 GiB, counted once by the first and last work-groups "
@@ -368,5 +447,11 @@ int main(int argc, char **argv)
     tcase_set_timeout(sizes_tc, 120);
     tcase_add_loop_test(sizes_tc, test_every_launch_matches_reference, 0, LAUNCHES);
     add_if_runnable(suite, sizes_tc, LAUNCHES);
+
+    TCase *contract_tc = exercise_tcase("the given program's defaults and --csv, kept", 0);
+    tcase_set_timeout(contract_tc, 60);
+    tcase_add_test(contract_tc, test_the_defaults_are_the_ones_help_gives);
+    tcase_add_test(contract_tc, test_csv_prints_only_csv);
+    add_if_runnable(suite, contract_tc, 2);
     return run_exercise(suite);
 }
