@@ -640,6 +640,21 @@ START_TEST(test_help_exits_0_and_names_the_options)
 }
 END_TEST
 
+void check_refused_naming(const char *args, const char *option)
+{
+    struct stage_output o;
+    run_stage(args, &o);
+    ck_assert_msg(o.exit_status == EXIT_USAGE, "%s: %s, expected exit 2 (bad usage)", args,
+                  exit_meaning(&o));
+    ck_assert_msg(o.out[0] == '\0', "%s: refused, but printed on stdout: %s", args, o.out);
+    char *end = strchr(o.err, '\n');
+    ck_assert_msg(end != NULL, "%s: nothing on stderr", args);
+    *end = '\0'; /* the reason is the first line; the usage follows */
+    ck_assert_msg(strstr(o.err, option),
+                  "%s: expected a first line on stderr that names %s, got '%s'", args, option,
+                  o.err);
+}
+
 void add_usage_refusals(Suite *suite, const char *const *refused, int count, const char *option)
 {
     refused_arguments = refused, help_names = option;
@@ -1484,6 +1499,68 @@ int ptx_lines_matching(const char *regex)
     regfree(&pattern);
     free(ptx);
     return matching;
+}
+
+char *read_ptx(const char *kernel)
+{
+    const char *path = getenv("CHECK_PTX");
+    ck_assert_msg(path && *path,
+                  "no PTX to read: CHECK_PTX is not set (make check builds the program's PTX "
+                  "and sets it)");
+    unsigned char *text;
+    size_t size;
+    char why[512];
+    ck_assert_msg(read_file(path, &text, &size, why, sizeof why) == EXIT_OK, "%s", why);
+    char *ptx = realloc(text, size + 1);
+    ck_assert(ptx != NULL);
+    ptx[size] = '\0';
+    if (!kernel)
+        return ptx;
+    char start[256];
+    snprintf(start, sizeof start, ".entry %s", kernel);
+    char *entry = strstr(ptx, start);
+    ck_assert_msg(entry != NULL, "the program's PTX has no kernel %s (%s)", kernel, path);
+    char *end = strstr(entry, "\n}");
+    ck_assert_msg(end != NULL, "cannot find the end of %s in the PTX", kernel);
+    *end = '\0';
+    memmove(ptx, entry, (size_t)(end - entry) + 1);
+    return ptx;
+}
+
+void check_no_constant_full_mask(const char *kernel, const char *why)
+{
+    char *ptx = read_ptx(kernel);
+    char all_lanes[64][16]; /* the registers set to -1 (all 32 lanes) */
+    int registers = 0;
+    for (char *line = strtok(ptx, "\n"); line; line = strtok(NULL, "\n")) {
+        while (*line == ' ' || *line == '\t')
+            line++;
+        char reg[16];
+        int read = 0; /* set only when the whole line matched, -1; included */
+        if (sscanf(line, "mov.%*[ub]32 %15[^,], -1;%n", reg, &read) == 1 && read > 0 &&
+            registers < 64)
+            snprintf(all_lanes[registers++], sizeof all_lanes[0], "%s", reg);
+        if (!strstr(line, ".sync") ||
+            !(strstr(line, "match.") || strstr(line, "vote.") || strstr(line, "shfl.")))
+            continue;
+        char *end = strrchr(line, ';');
+        char *comma = strrchr(line, ',');
+        ck_assert_msg(end && comma && comma < end, "cannot read the PTX line '%s'", line);
+        *end = '\0';
+        char *mask = comma + 1;
+        while (*mask == ' ' || *mask == '\t')
+            mask++;
+        bool constant = strcmp(mask, "-1") == 0;
+        for (int r = 0; r < registers && !constant; r++)
+            constant = strcmp(mask, all_lanes[r]) == 0;
+        ck_assert_msg(!constant,
+                      "%s%s warp-wide call '%s;' takes a mask of all 32 lanes, a constant "
+                      "(0xffffffff): in a loop's last step, and in the last warp of a block that "
+                      "is not whole warps, some of those lanes have left the loop or are not "
+                      "there, and a mask that names them is undefined behaviour%s",
+                      kernel ? kernel : "the program", kernel ? "'s" : "'s PTX:", line, why);
+    }
+    free(ptx);
 }
 
 void check_global_atomics_are_device_wide(void)

@@ -178,6 +178,11 @@ TCase *exercise_tcase(const char *name, int hint);
  * must exit 0 and name option. refused must outlive the run (a static array). */
 void add_usage_refusals(Suite *suite, const char *const *refused, int count, const char *option);
 
+/* One bad value refused: the program run with args exits 2, prints nothing on
+ * stdout, and the first line on stderr (the reason; the usage may follow)
+ * names option. */
+void check_refused_naming(const char *args, const char *option);
+
 /* Runs an exercise's suite as above. Every failure goes to the file named by
  * the environment's CHECK_LOG, and the result (passed, failing, not checked)
  * to CHECK_RESULT, for make status; exercise.mk sets both. Returns 0 when
@@ -259,5 +264,18 @@ int ptx_lines_matching(const char *regex);
  * one bin race by CUDA's rules even where the hardware happens to count
  * right. Shared-memory atomics of block scope are left alone. */
 void check_global_atomics_are_device_wide(void);
+
+/* The program's PTX (the file CHECK_PTX names) as a string to free: all of
+ * it, or with kernel set (a mangled name's start, "_Z12histo_kernel"), only
+ * the body of the first .entry whose name starts so. */
+char *read_ptx(const char *kernel);
+
+/* Fails the test when a warp-wide call (match, vote or shfl .sync) in the PTX
+ * (or in kernel's body only, as read_ptx takes it) has a constant mask of all
+ * 32 lanes: -1 in the call, or a register set to -1 by a mov. In the last
+ * step of a loop, or the last warp of a block that is not whole warps, such a
+ * mask names lanes that are not there, which CUDA leaves undefined. why ends
+ * the message (what the exercise wants instead). */
+void check_no_constant_full_mask(const char *kernel, const char *why);
 
 #endif

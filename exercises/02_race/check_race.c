@@ -392,43 +392,9 @@ static const struct {
 
 START_TEST(test_edge_each_option_refuses_a_bad_value)
 {
-    struct stage_output o;
-    run_stage(refusals[_i].args, &o);
-    ck_assert_msg(o.exit_status == EXIT_USAGE, "%s: %s, expected exit 2 (bad usage)",
-                  refusals[_i].args, exit_meaning(&o));
-    ck_assert_msg(o.out[0] == '\0', "%s: refused, but printed on stdout: %s", refusals[_i].args,
-                  o.out);
-    char *end = strchr(o.err, '\n');
-    ck_assert_msg(end != NULL, "%s: nothing on stderr", refusals[_i].args);
-    *end = '\0'; /* the reason is the first line; the usage follows */
-    ck_assert_msg(strstr(o.err, refusals[_i].option),
-                  "%s: expected a first line on stderr that names %s, got '%s'", refusals[_i].args,
-                  refusals[_i].option, o.err);
+    check_refused_naming(refusals[_i].args, refusals[_i].option);
 }
 END_TEST
-
-/* Reads the program's PTX (the file CHECK_PTX names) into a string, or fails. */
-static char *read_ptx(void)
-{
-    const char *path = getenv("CHECK_PTX");
-    ck_assert_msg(path != NULL, "CHECK_PTX is not set: run the check with make check");
-    FILE *f = fopen(path, "r");
-    ck_assert_msg(f != NULL, "cannot read the program's PTX, %s", path);
-    size_t cap = 1 << 16, len = 0;
-    char *text = malloc(cap);
-    ck_assert(text != NULL);
-    for (size_t got; (got = fread(text + len, 1, cap - len - 1, f)) > 0;) {
-        len += got;
-        if (len + 1 == cap) {
-            cap *= 2;
-            text = realloc(text, cap);
-            ck_assert(text != NULL);
-        }
-    }
-    fclose(f);
-    text[len] = '\0';
-    return text;
-}
 
 /* histo_kernel writes global memory only with atomics: every block adds to
  * the same bins, and the host has already set them to 0. A plain store there
@@ -440,12 +406,7 @@ static char *read_ptx(void)
  * predicated ("@%p1 st.global..."). */
 START_TEST(test_edge_histo_kernel_stores_only_with_atomics)
 {
-    char *ptx = read_ptx();
-    char *entry = strstr(ptx, ".entry _Z12histo_kernel");
-    ck_assert_msg(entry != NULL, "the program's PTX has no histo_kernel (.entry _Z12histo_kernel)");
-    char *end = strstr(entry, "\n}");
-    ck_assert_msg(end != NULL, "cannot find the end of histo_kernel in the PTX");
-    *end = '\0';
+    char *entry = read_ptx("_Z12histo_kernel");
     int stores = 0;
     char first[256] = "";
     for (char *line = strtok(entry, "\n"); line; line = strtok(NULL, "\n")) {
@@ -459,7 +420,7 @@ START_TEST(test_edge_histo_kernel_stores_only_with_atomics)
         if (!stores++)
             snprintf(first, sizeof first, "%s", line);
     }
-    free(ptx);
+    free(entry);
     ck_assert_msg(stores == 0,
                   "histo_kernel's PTX has %d plain store%s that may reach global memory (the "
                   "first: '%s'): add to the bins only with the atomic; a plain store to them "
@@ -480,42 +441,8 @@ END_TEST
  * no warp-wide call at all.) */
 START_TEST(test_edge_no_warp_call_names_all_32_lanes)
 {
-    char *ptx = read_ptx();
-    char *entry = strstr(ptx, ".entry _Z12histo_kernel");
-    ck_assert_msg(entry != NULL, "the program's PTX has no histo_kernel (.entry _Z12histo_kernel)");
-    char *end = strstr(entry, "\n}");
-    ck_assert_msg(end != NULL, "cannot find the end of histo_kernel in the PTX");
-    *end = '\0';
-    char all_lanes[64][16]; /* the registers set to -1 (all 32 lanes) */
-    int registers = 0;
-    for (char *line = strtok(entry, "\n"); line; line = strtok(NULL, "\n")) {
-        while (*line == ' ' || *line == '\t')
-            line++;
-        char reg[16];
-        if (sscanf(line, "mov.%*[ub]32 %15[^,], -1;", reg) == 1 && registers < 64)
-            snprintf(all_lanes[registers++], sizeof all_lanes[0], "%s", reg);
-        if (!strstr(line, ".sync") ||
-            !(strstr(line, "match.") || strstr(line, "vote.") || strstr(line, "shfl.")))
-            continue;
-        char *semicolon = strrchr(line, ';');
-        char *comma = strrchr(line, ',');
-        ck_assert_msg(semicolon && comma && comma < semicolon, "cannot read the PTX line '%s'",
-                      line);
-        *semicolon = '\0';
-        char *mask = comma + 1;
-        while (*mask == ' ' || *mask == '\t')
-            mask++;
-        bool constant = strcmp(mask, "-1") == 0;
-        for (int r = 0; r < registers && !constant; r++)
-            constant = strcmp(mask, all_lanes[r]) == 0;
-        ck_assert_msg(!constant,
-                      "histo_kernel's warp-wide call '%s;' takes a mask of all 32 lanes, a "
-                      "constant (0xffffffff): in the loop's last step, and in the last warp of a "
-                      "33-thread block, some of those lanes have left the loop or are not there, "
-                      "and a mask that names them is undefined behaviour",
-                      line);
-    }
-    free(ptx);
+    check_no_constant_full_mask("_Z12histo_kernel", " (one atomic for each byte needs no warp-wide "
+                                                    "call at all)");
 }
 END_TEST
 

@@ -526,18 +526,7 @@ static const struct {
 
 START_TEST(test_edge_each_option_refuses_a_bad_value)
 {
-    struct stage_output o;
-    run_stage(refusals[_i].args, &o);
-    ck_assert_msg(o.exit_status == EXIT_USAGE, "%s: %s, expected exit 2 (bad usage)",
-                  refusals[_i].args, exit_meaning(&o));
-    ck_assert_msg(o.out[0] == '\0', "%s: refused, but printed on stdout: %s", refusals[_i].args,
-                  o.out);
-    char *end = strchr(o.err, '\n');
-    ck_assert_msg(end != NULL, "%s: nothing on stderr", refusals[_i].args);
-    *end = '\0'; /* the reason is the first line; the usage follows */
-    ck_assert_msg(strstr(o.err, refusals[_i].option),
-                  "%s: expected a first line on stderr that names %s, got '%s'", refusals[_i].args,
-                  refusals[_i].option, o.err);
+    check_refused_naming(refusals[_i].args, refusals[_i].option);
 }
 END_TEST
 

@@ -622,17 +622,7 @@ START_TEST(test_a_count_of_bins_not_4096_or_65536_is_refused)
 {
     char args[128];
     snprintf(args, sizeof args, "%s --size 1000 --reps 1", bad_bins[_i]);
-    struct stage_output o;
-    run_stage(args, &o);
-    ck_assert_msg(o.exit_status == EXIT_USAGE,
-                  "%s: %s, expected exit 2 (bad usage: --bins takes 4096 or 65536)", args,
-                  exit_meaning(&o));
-    char *end = strchr(o.err, '\n');
-    ck_assert_msg(end != NULL, "%s: nothing on stderr", args);
-    *end = '\0';
-    ck_assert_msg(strstr(o.err, "--bins"),
-                  "%s: the first line on stderr, '%s', does not name --bins", args, o.err);
-    ck_assert_msg(o.out[0] == '\0', "%s: printed on stdout: %.200s", args, o.out);
+    check_refused_naming(args, "--bins");
 }
 END_TEST
 

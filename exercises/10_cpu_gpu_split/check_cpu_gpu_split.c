@@ -571,17 +571,7 @@ START_TEST(test_each_option_refuses_a_bad_value)
 {
     char args[128];
     snprintf(args, sizeof args, "%s --size 1000 --reps 1", refused_runs[_i].args);
-    struct stage_output o;
-    run_stage(args, &o);
-    ck_assert_msg(o.exit_status == EXIT_USAGE, "%s: %s, expected exit 2 (bad usage)", args,
-                  exit_meaning(&o));
-    char *end = strchr(o.err, '\n');
-    ck_assert_msg(end != NULL, "%s: nothing on stderr", args);
-    *end = '\0';
-    ck_assert_msg(strstr(o.err, refused_runs[_i].option),
-                  "%s: the first line on stderr, '%s', does not name %s", args, o.err,
-                  refused_runs[_i].option);
-    ck_assert_msg(o.out[0] == '\0', "%s: printed on stdout: %.200s", args, o.out);
+    check_refused_naming(args, refused_runs[_i].option);
 }
 END_TEST
 

@@ -308,29 +308,6 @@ END_TEST
 
 /* ----------------------------------------------------------------- edge -- */
 
-/* Reads the program's PTX (the file CHECK_PTX names) into a string, or fails. */
-static char *read_ptx(void)
-{
-    const char *path = getenv("CHECK_PTX");
-    ck_assert_msg(path != NULL, "CHECK_PTX is not set: run the check with make check");
-    FILE *f = fopen(path, "r");
-    ck_assert_msg(f != NULL, "cannot read the program's PTX, %s", path);
-    size_t cap = 1 << 16, len = 0;
-    char *text = malloc(cap);
-    ck_assert(text != NULL);
-    for (size_t got; (got = fread(text + len, 1, cap - len - 1, f)) > 0;) {
-        len += got;
-        if (len + 1 == cap) {
-            cap *= 2;
-            text = realloc(text, cap);
-            ck_assert(text != NULL);
-        }
-    }
-    fclose(f);
-    text[len] = '\0';
-    return text;
-}
-
 /* A warp-wide call's mask must be the lanes that make the call with this one
  * here, in this step: in the last step, and in the last warp of a block that
  * is not whole warps, that is fewer than 32. A constant mask of all 32 lanes
@@ -342,38 +319,7 @@ static char *read_ptx(void)
  * and shfl calls. */
 START_TEST(test_no_warp_call_names_all_32_lanes_by_a_constant)
 {
-    char *ptx = read_ptx();
-    char all_lanes[64][16]; /* the registers set to -1 (all 32 lanes) */
-    int registers = 0;
-    for (char *line = strtok(ptx, "\n"); line; line = strtok(NULL, "\n")) {
-        while (*line == ' ' || *line == '\t')
-            line++;
-        char reg[16];
-        int read = 0; /* set only when the whole line matched, -1; included */
-        if (sscanf(line, "mov.%*[ub]32 %15[^,], -1;%n", reg, &read) == 1 && read > 0 &&
-            registers < 64)
-            snprintf(all_lanes[registers++], sizeof all_lanes[0], "%s", reg);
-        if (!strstr(line, ".sync") ||
-            !(strstr(line, "match.") || strstr(line, "vote.") || strstr(line, "shfl.")))
-            continue;
-        char *end = strrchr(line, ';');
-        char *comma = strrchr(line, ',');
-        ck_assert_msg(end && comma && comma < end, "cannot read the PTX line '%s'", line);
-        *end = '\0';
-        char *mask = comma + 1;
-        while (*mask == ' ' || *mask == '\t')
-            mask++;
-        bool constant = strcmp(mask, "-1") == 0;
-        for (int r = 0; r < registers && !constant; r++)
-            constant = strcmp(mask, all_lanes[r]) == 0;
-        ck_assert_msg(!constant,
-                      "the PTX's warp-wide call '%s;' takes a mask of all 32 lanes, a constant "
-                      "(0xffffffff): in the last step, and in the last warp of a 33- or 48-thread "
-                      "block, some of those lanes have left the loop or are not there, and a "
-                      "mask that names them is undefined behaviour (hint 3)",
-                      line);
-    }
-    free(ptx);
+    check_no_constant_full_mask(NULL, " (hint 3)");
 }
 END_TEST
 

@@ -585,7 +585,7 @@ static void program_beside_check(char *path, size_t size, const char *check, con
 /* The same runs, on the program built with -fsanitize=bounds trapping (no
  * runtime needed: an index past a static table's end stops it) and with every
  * block of the heap ending right before a page that may not be touched
- * (check_guarded_alloc.c): a table one element short stops it, with a signal,
+ * (common/tests/guarded_alloc.c): a table one element short stops it, with a signal,
  * on machines where AddressSanitizer cannot run, and wherever it can too. */
 static char guarded[4096];
 

@@ -722,7 +722,7 @@ END_TEST
 
 /* ----------------------------------------------- with guard pages -- */
 
-/* check_run_schedule.c built with check_guarded_alloc.c: every block your
+/* check_run_schedule.c built with common/tests/guarded_alloc.c: every block your
  * code allocates ends right before a page that may not be touched, and after
  * each call it prints the blocks still allocated. 8 small schedules, then
  * the largest one (1024 threads x 1024 adds, 2^20 stores) 6 times: each must

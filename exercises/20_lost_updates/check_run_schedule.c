@@ -15,7 +15,7 @@
  * once for each schedule, in order. Every schedule's steps are read into one
  * buffer, rewritten in place from one call to the next, as the program's own
  * random trials rewrite theirs: each call must run the steps the buffer
- * holds now. Built with COUNT_BLOCKS (and check_guarded_alloc.c, which puts a
+ * holds now. Built with COUNT_BLOCKS (and common/tests/guarded_alloc.c, which puts a
  * page that may not be touched after each block), it also prints the blocks
  * of memory still allocated after each call.
  *
@@ -32,7 +32,7 @@
 #undef main
 
 #ifdef COUNT_BLOCKS
-long guarded_blocks(void); /* check_guarded_alloc.c: the blocks allocated and not freed */
+long guarded_blocks(void); /* common/tests/guarded_alloc.c: the blocks allocated and not freed */
 #endif
 
 static int stamps(void)

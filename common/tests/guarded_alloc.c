@@ -1,5 +1,5 @@
 /*
- * check_guarded_alloc.c - linked into a build of the program that make check
+ * guarded_alloc.c - linked into a build of the program that make check
  * runs where AddressSanitizer may not (no runtime, or one that cannot map its
  * shadow memory here): with -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,
  * --wrap=free, every block the program's own code asks for ends on the last
@@ -9,7 +9,7 @@
  * without any runtime. Blocks are aligned only as their size allows (4 for a
  * size that is a multiple of 4 but not 8), so that the end meets the guard.
  * guarded_blocks() says how many blocks are allocated and not yet freed.
- * (Exercises 19 and 20 each keep a copy of this file.)
+ * (Exercises 19 and 20 link it.)
  */
 #define _DEFAULT_SOURCE
 #include <stdint.h>
