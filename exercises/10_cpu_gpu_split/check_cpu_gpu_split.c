@@ -386,6 +386,7 @@ START_TEST(test_a_share_past_2_gib_follows_the_times)
 END_TEST
 
 /* build/cpu_gpu_split-fail makes the N-th cudaStreamSynchronize of the process
+ * (or, for a program that waits by events, the N-th cudaEventSynchronize)
  * wait as usual and then return cudaErrorLaunchFailure (CPU_GPU_SPLIT_FAIL=N),
  * as the wait does when the GPU's copy in, kernel or copy back faulted. With
  * --reps 1 each of the three rows runs count_split twice (a warm-up, then the
@@ -400,30 +401,49 @@ static const struct failure {
                 {"--size 1000003 --reps 1 --cpu-bytes 500001", 6}};
 #define FAILURES ((int)(sizeof failures / sizeof failures[0]))
 
-START_TEST(test_a_gpu_share_that_fails_stops_the_program)
+/* Runs the fail build with variable=call set; true when the injected
+ * failure was returned (the program made that many such calls). */
+static bool run_failing(const char *variable, int call, const char *args, struct stage_output *o)
 {
-    const struct failure *k = &failures[_i];
-    char call[16];
-    snprintf(call, sizeof call, "%d", k->call);
-    ck_assert(setenv("CPU_GPU_SPLIT_FAIL", call, 1) == 0);
+    char number[16];
+    snprintf(number, sizeof number, "%d", call);
+    ck_assert(setenv(variable, number, 1) == 0);
     const char *saved = strdup(stage_program());
-    struct stage_output o;
     set_stage_program(fail_program);
     set_run_time_limit(60);
-    run_stage(k->args, &o);
+    run_stage(args, o);
     set_run_time_limit(0);
     set_stage_program(saved);
     free((void *)saved);
-    unsetenv("CPU_GPU_SPLIT_FAIL");
-    ck_assert_msg(
-        o.exit_status > 0 && o.exit_status != 77 && !o.says_verified &&
-            (strstr(o.err, "cudaStreamSynchronize") || strstr(o.err, "unspecified launch failure")),
-        "%s %s, where cudaStreamSynchronize call %d returns cudaErrorLaunchFailure "
-        "(the GPU's share faulted): %s, stdout: %.300s, stderr: %s; expected a "
-        "non-zero exit with the failed call or its error on stderr and no verified "
-        "result: the wait for the GPU's bins is where an asynchronous failure shows, "
-        "and its result is checked like any other",
-        fail_program, k->args, k->call, exit_meaning(&o), o.out, o.err);
+    unsetenv(variable);
+    return strstr(o->err, "check: an injected failure was returned here") != NULL;
+}
+
+START_TEST(test_a_gpu_share_that_fails_stops_the_program)
+{
+    const struct failure *k = &failures[_i];
+    struct stage_output o;
+    /* The wait for the GPU's share: cudaStreamSynchronize, or else
+     * cudaEventSynchronize (the program makes one of them per run). */
+    const char *wait = "cudaStreamSynchronize";
+    bool injected = run_failing("CPU_GPU_SPLIT_FAIL", k->call, k->args, &o);
+    if (!injected) {
+        wait = "cudaEventSynchronize";
+        injected = run_failing("CPU_GPU_SPLIT_FAIL_EVENT", k->call, k->args, &o);
+    }
+    ck_assert_msg(injected,
+                  "%s %s: the program made fewer than %d calls of cudaStreamSynchronize and of "
+                  "cudaEventSynchronize, so the check could not make the wait for the GPU's "
+                  "share fail: wait for it with one of the two, and check what it returns",
+                  fail_program, k->args, k->call);
+    ck_assert_msg(o.exit_status > 0 && o.exit_status != 77 && !o.says_verified &&
+                      (strstr(o.err, wait) || strstr(o.err, "unspecified launch failure")),
+                  "%s %s, where %s call %d returns cudaErrorLaunchFailure (the GPU's share "
+                  "faulted): %s, stdout: %.300s, stderr: %s; expected a non-zero exit with the "
+                  "failed call or its error on stderr and no verified result: the wait for the "
+                  "GPU's bins is where an asynchronous failure shows, and its result is checked "
+                  "like any other",
+                  fail_program, k->args, wait, k->call, exit_meaning(&o), o.out, o.err);
 }
 END_TEST
 

@@ -42,8 +42,7 @@ cudaError_t __wrap_cudaStreamSynchronize(cudaStream_t stream)
 {
     static long calls;
     cudaError_t err = __real_cudaStreamSynchronize(stream);
-    const char *fail = getenv("CPU_GPU_SPLIT_FAIL");
-    if (err == cudaSuccess && fail && __atomic_add_fetch(&calls, 1, __ATOMIC_SEQ_CST) == atol(fail))
+    if (err == cudaSuccess && fails_now(&calls, "CPU_GPU_SPLIT_FAIL"))
         return cudaErrorLaunchFailure;
     return err;
 }
