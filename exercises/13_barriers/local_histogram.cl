@@ -1,9 +1,9 @@
 /*
  * local_histogram.cl - a work-group's private histogram in local memory,
  * merged into the global bins, as in chapters 03 and 04; this one has data
- * races. It still gives the right count on some devices: find out why it is
- * wrong anyway, with Oclgrind (make race-report), and fix each race with no
- * more than it needs. Nothing else needs to change.
+ * races. On PoCL its counts are wrong; fixed halfway, it can count right on
+ * PoCL and still be wrong. Find every race with Oclgrind (make race-report),
+ * and fix each with no more than it needs. Nothing else needs to change.
  */
 
 #define BINS 256
