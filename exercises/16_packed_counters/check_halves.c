@@ -9,7 +9,9 @@
  *   check_halves adds BIN WORD TOTAL N
  *
  * prints "word W total T" (add, flush: the word and bin's total after the
- * call) or "count C" (unpack: bin's final count). adds calls add_one N times
+ * call) or "count C others-wrong W" (unpack, into a histo filled with 0xA5
+ * first: bin's count, and how many other bins it left not equal to their
+ * total plus their half). adds calls add_one N times
  * on bin, reading the word itself after each call (not through the program's
  * watch()), and prints "peak P lowest-flush L flushes F neighbour-changes C
  * half H total T": the most bin's half held, the least it held just before a
@@ -71,8 +73,15 @@ int main(int argc, char **argv)
     else if (strcmp(argv[1], "flush") == 0)
         flush(words, totals, (unsigned int)bin);
     else if (strcmp(argv[1], "unpack") == 0) {
+        /* histo as a caller may hand it in, not zeroed: unpack sets every bin */
+        for (unsigned int b = 0; b < BINS; b++)
+            histo[b] = 0xA5A5A5A5u;
         unpack(words, totals, histo);
-        printf("count %u\n", histo[bin]);
+        unsigned int others_wrong = 0;
+        for (unsigned int b = 0; b < BINS; b++)
+            others_wrong +=
+                b != bin && histo[b] != totals[b] + (words[b / 2] >> (b % 2 * 16) & 0xffff);
+        printf("count %u others-wrong %u\n", histo[bin], others_wrong);
         return 0;
     } else {
         fprintf(stderr, "%s: add, flush or unpack, not %s\n", argv[0], argv[1]);

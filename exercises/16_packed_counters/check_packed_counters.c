@@ -291,7 +291,8 @@ static void program_beside_check(char *path, size_t size, const char *check, con
     snprintf(slash ? slash + 1 : path, size - (size_t)(slash ? slash + 1 - path : 0), "%s", name);
 }
 
-/* Runs one call; returns what it printed (word and total, or count in *word). */
+/* Runs one call; returns what it printed (word and total; for unpack, bin's
+ * count in *word_after and the other bins it got wrong in *total_after). */
 static void call_function(const char *call, unsigned int bin, uint32_t word, uint32_t total,
                           uint32_t *word_after, uint32_t *total_after)
 {
@@ -305,9 +306,10 @@ static void call_function(const char *call, unsigned int bin, uint32_t word, uin
         if (strlen(all) + strlen(line) < sizeof all)
             strcat(all, line);
     int status = pclose(out);
-    bool read = strcmp(call, "unpack") == 0
-                    ? sscanf(all, "count %" SCNu32, word_after) == 1
-                    : sscanf(all, "word %" SCNu32 " total %" SCNu32, word_after, total_after) == 2;
+    bool read =
+        strcmp(call, "unpack") == 0
+            ? sscanf(all, "count %" SCNu32 " others-wrong %" SCNu32, word_after, total_after) == 2
+            : sscanf(all, "word %" SCNu32 " total %" SCNu32, word_after, total_after) == 2;
     ck_assert_msg(status == 0 && read,
                   "%s(words, totals, %u) with words[%u] = 0x%08" PRIx32 " and totals[%u] = %" PRIu32
                   ": %s stopped (status %d) and said:\n%.1500s",
@@ -351,6 +353,12 @@ static void check_each_function(unsigned int bin)
                           "unpack with words[%u] = 0x%08" PRIx32 " and totals[%u] = %" PRIu32
                           ": bin %u counts %" PRIu32 ", expected %" PRIu32,
                           bin / 2, word, bin, total, bin, after, total + count);
+            ck_assert_msg(total_after == 0,
+                          "unpack with words[%u] = 0x%08" PRIx32 " and totals[%u] = %" PRIu32
+                          ", into a histo that held 0xA5A5A5A5 in every bin: %" PRIu32
+                          " other bins are not their total plus their half: unpack sets every "
+                          "bin, empty ones to 0, whatever histo held",
+                          bin / 2, word, bin, total, total_after);
             /* add_one: one more in this bin, none in the neighbour; no half past 65535, and
              * no flush below 32768. Not on a half that holds 65535: a design that flushes
              * as soon as its add reaches 65535 never leaves one, and is right too. */

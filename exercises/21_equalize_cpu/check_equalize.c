@@ -683,9 +683,11 @@ START_TEST(test_tables_of_running_sums_with_longs_rewritten_to_32_bits)
 }
 END_TEST
 
-/* remap called directly on 1000 pixels of every brightness and 3 more,
- * through a table with many entries 0, into a picture filled with 0xA5
- * first: every pixel must come out as its entry. */
+/* remap called directly on 1000 pixels of every brightness and 3 more, then
+ * on 1, 2, 3, 5, 7 and 1001 pixels whose pictures end at a page that may not
+ * be touched, through a table with many entries 0, into a picture filled
+ * with 0xA5 first: every pixel must come out as its entry, and no byte past
+ * the last pixel may be read or written. */
 START_TEST(test_remap_writes_every_pixel_whatever_its_entry)
 {
     const char *saved = strdup(stage_program());
@@ -696,9 +698,11 @@ START_TEST(test_remap_writes_every_pixel_whatever_its_entry)
     free((void *)saved);
     ck_assert_msg(o.exit_status == 0,
                   "remap, called by %s remap-every on 256003 pixels (every brightness 1000 "
-                  "times, then 3), through a table whose 100 darkest entries are 0, into a "
-                  "picture filled with 0xA5 (165) first: %s: %s%s: every pixel is written, "
-                  "whatever its entry",
+                  "times, then 3), then 1, 2, 3, 5, 7 and 1001 pixels whose pictures end at a "
+                  "page that may not be touched, through a table whose 100 darkest entries are "
+                  "0, into a picture filled with 0xA5 (165) first: %s: %s%s: every pixel is "
+                  "written, whatever its entry, and nothing past the last one is read or "
+                  "written (a crash here is a read or write past the picture's end)",
                   table_program, exit_meaning(&o), o.out, o.err);
 }
 END_TEST

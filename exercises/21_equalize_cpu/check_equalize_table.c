@@ -13,16 +13,19 @@
  *                                       FILE, the picture after is that new
  *                                       file, mapped (on disk, not in memory)
  *   equalize-table remap-every          remaps 1000 pixels of every
- *                                       brightness and 3 more, through a table
- *                                       with many entries 0, into a picture
- *                                       filled with 0xA5 first, and prints how
- *                                       many came out wrong
+ *                                       brightness and 3 more, then 1, 2, 3,
+ *                                       5, 7 and 1001 pixels each ending at a
+ *                                       guard page, through a table with many
+ *                                       entries 0, into a picture filled with
+ *                                       0xA5 first, and prints how many came
+ *                                       out wrong
  *
  * The Makefile builds it twice: as it is (build/equalize-table) and with
  * -m32 (build/equalize-table-32), where unsigned long is 32 bits, as on
  * Windows and 32-bit ARM.
  */
-#define main equalize_main /* the program's own main: built, never called here */
+#define _DEFAULT_SOURCE               /* MAP_ANONYMOUS, for the guard pages */
+#define main            equalize_main /* the program's own main: built, never called here */
 #include EQUALIZE_C
 #undef main
 
@@ -50,7 +53,7 @@ static int tables(const char *sums_path, const char *tables_path)
         if (read < BINS)
             fail("%s: a line of %d running sums, not 256", sums_path, read);
         unsigned char table[BINS];
-        memset(table, 0, sizeof table);
+        memset(table, 0xA5, sizeof table); /* not 0: make_table sets every entry */
         make_table(cdf, table);
         for (int v = 0; v < BINS; v++)
             fprintf(out, "%d%c", table[v], v == BINS - 1 ? '\n' : ' ');
@@ -62,34 +65,53 @@ static int tables(const char *sums_path, const char *tables_path)
     return EXIT_OK;
 }
 
+/* size bytes that end right before a page that may not be touched: a read
+ * or a write one byte past them stops the program (SIGSEGV), where malloc's
+ * rounding would leave room. Never freed: the program ends soon. */
+static unsigned char *end_at_guard(size_t size)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t pages = (size + page - 1) / page + 1;
+    unsigned char *map =
+        mmap(NULL, pages * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (map == MAP_FAILED || mprotect(map + (pages - 1) * page, page, PROT_NONE) != 0)
+        fail("remap-every: cannot map %zu bytes with a guard page", size);
+    return map + (pages - 1) * page - size;
+}
+
 /* Every brightness 1000 times, in no order, and 3 more pixels; a table that
  * sends the 100 darkest levels to 0 and no level to 0xA5, the value the
  * picture after holds before the remap: a pixel skipped, because its entry
- * is 0 or it is among the last few, shows. */
+ * is 0 or it is among the last few, shows. Then pictures of 1, 2, 3, 5, 7
+ * and 1001 pixels, each picture before and after ending at a guard page: a
+ * remap that reads or writes past the last pixel (a loop that takes pixels
+ * four at a time, say) stops there. */
 static int remap_every(void)
 {
-    const size_t size = BINS * 1000 + 3;
-    unsigned char *buffer = malloc(size), *image = malloc(size), table[BINS];
-    if (!buffer || !image)
-        fail("remap-every: out of memory");
-    for (size_t i = 0; i < size; i++)
-        buffer[i] = (unsigned char)(i * 7 + i / BINS);
+    static const size_t sizes[] = {BINS * 1000 + 3, 1, 2, 3, 5, 7, 1001};
+    unsigned char table[BINS];
     for (int v = 0; v < BINS; v++)
         table[v] = v < 100 ? 0 : (unsigned char)(v * 3 % 256 == 0xA5 ? 0xA4 : v * 3 % 256);
-    memset(image, 0xA5, size);
-    remap(buffer, size, table, image);
-    size_t wrong = 0, first = size;
-    for (size_t i = 0; i < size; i++)
-        if (image[i] != table[buffer[i]] && wrong++ == 0)
-            first = i;
-    printf("remapped %zu pixels: %zu wrong", size, wrong);
-    if (wrong)
-        printf(", the first pixel %zu, %d after, where table[%d] = %d", first, image[first],
-               buffer[first], table[buffer[first]]);
-    printf("\n");
-    free(buffer);
-    free(image);
-    return wrong ? EXIT_FAILED : EXIT_OK;
+    size_t all_wrong = 0;
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        size_t size = sizes[k];
+        unsigned char *buffer = end_at_guard(size), *image = end_at_guard(size);
+        for (size_t i = 0; i < size; i++)
+            buffer[i] = (unsigned char)(i * 7 + i / BINS);
+        memset(image, 0xA5, size);
+        remap(buffer, size, table, image);
+        size_t wrong = 0, first = size;
+        for (size_t i = 0; i < size; i++)
+            if (image[i] != table[buffer[i]] && wrong++ == 0)
+                first = i;
+        printf("remapped %zu pixels: %zu wrong", size, wrong);
+        if (wrong)
+            printf(", the first pixel %zu, %d after, where table[%d] = %d", first, image[first],
+                   buffer[first], table[buffer[first]]);
+        printf("\n");
+        all_wrong += wrong;
+    }
+    return all_wrong ? EXIT_FAILED : EXIT_OK;
 }
 
 #if SIZE_MAX > UINT32_MAX /* a picture past 2^31 pixels needs 64-bit addresses */
