@@ -502,13 +502,15 @@ END_TEST
 /* ----------------------------------------------------------------- edge -- */
 
 /* More than 2^32 threads: 4194308 blocks of 1024 (whole clusters) are
- * 2^32 + 4096 threads, one key each at most. An index formed in 32 bits
+ * 2^32 + 4096 threads, on 8192 keys. An index formed in 32 bits
  * (blockIdx.x * blockDim.x before it is widened) wraps past 2^32, and the
- * last blocks' threads count the first keys again. */
+ * last blocks' threads count the first keys again; a stride formed in 32
+ * bits (blockDim.x * gridDim.x) wraps to 4096, and threads 0 to 4095 take a
+ * second step onto keys 4096 to 8191, which their own threads count too. */
 START_TEST(test_more_than_2_to_the_32_threads)
 {
     set_run_time_limit(120);
-    check_generated(4096, DATA_UNIFORM, 60, "--blocks 4194308 --threads 1024");
+    check_generated(16384, DATA_UNIFORM, 60, "--blocks 4194308 --threads 1024");
 }
 END_TEST
 
