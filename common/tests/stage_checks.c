@@ -655,6 +655,14 @@ void check_refused_naming(const char *args, const char *option)
                   o.err);
 }
 
+void read_launch(const char *args, const struct stage_output *o, long *blocks, int *threads)
+{
+    const char *line = strncmp(o->out, "launch:", 7) == 0 ? o->out : strstr(o->out, "\nlaunch:");
+    line += line && *line == '\n';
+    ck_assert_msg(line && sscanf(line, "launch: %ld blocks x %d threads", blocks, threads) == 2,
+                  "%s: no 'launch: B blocks x T threads' line in: %s", args, o->out);
+}
+
 void add_usage_refusals(Suite *suite, const char *const *refused, int count, const char *option)
 {
     refused_arguments = refused, help_names = option;

@@ -183,6 +183,10 @@ void add_usage_refusals(Suite *suite, const char *const *refused, int count, con
  * names option. */
 void check_refused_naming(const char *args, const char *option);
 
+/* Reads the report's "launch:     B blocks x T threads" line (at a line's
+ * start) of a run with args, or fails the test. */
+void read_launch(const char *args, const struct stage_output *o, long *blocks, int *threads);
+
 /* Runs an exercise's suite as above. Every failure goes to the file named by
  * the environment's CHECK_LOG, and the result (passed, failing, not checked)
  * to CHECK_RESULT, for make status; exercise.mk sets both. Returns 0 when

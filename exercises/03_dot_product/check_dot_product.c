@@ -358,14 +358,6 @@ START_TEST(test_edge_blocks_below_a_warp_and_of_one_thread)
 }
 END_TEST
 
-/* Reads "launch:     B blocks x T threads" from a report, or fails. */
-static void read_launch(const char *args, const struct stage_output *o, long *blocks, int *threads)
-{
-    const char *line = strstr(o->out, "\nlaunch:");
-    ck_assert_msg(line && sscanf(line, "\nlaunch: %ld blocks x %d threads", blocks, threads) == 2,
-                  "%s: no 'launch: B blocks x T threads' line in: %s", args, o->out);
-}
-
 /* With no option at all, the program runs what --help says: two vectors of
  * 26214400 floats from uniform bytes (seed 1), 10 timed runs, and the book's
  * launch, 2 blocks per SM of 256 threads (the block count the program itself

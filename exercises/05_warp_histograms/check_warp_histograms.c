@@ -450,14 +450,6 @@ START_TEST(test_edge_one_block_sums_past_2_gi_of_one_value)
 }
 END_TEST
 
-/* Reads "launch:     B blocks x T threads" from a report, or fails. */
-static void read_launch(const char *args, const struct stage_output *o, long *blocks, int *threads)
-{
-    const char *line = strstr(o->out, "\nlaunch:");
-    ck_assert_msg(line && sscanf(line, "\nlaunch: %ld blocks x %d threads", blocks, threads) == 2,
-                  "%s: no 'launch: B blocks x T threads' line in: %s", args, o->out);
-}
-
 /* With no option at all, the program runs what --help says: the book's 100
  * MiB of uniform bytes (seed 1), 10 timed runs, blocks of 256 threads and as
  * many on each SM as fit at once (the occupancy API's count for 8 KiB of

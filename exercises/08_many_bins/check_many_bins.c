@@ -574,14 +574,6 @@ START_TEST(test_blocks_under_a_warp_count_every_bin)
 }
 END_TEST
 
-/* The launch line of a run, "N blocks x T threads". */
-static void read_launch(const char *args, const struct stage_output *o, long *blocks, int *threads)
-{
-    const char *line = strstr(o->out, "\nlaunch:");
-    ck_assert_msg(line && sscanf(line, "\nlaunch: %ld blocks x %d threads", blocks, threads) == 2,
-                  "%s: cannot read the launch: line in: %s", args, o->out);
-}
-
 /* With no options but the size: 4096 bins, 2 blocks per SM of 256 threads
  * (the launch of --blocks-per-sm 2 --threads 256), and 10 timed runs, as
  * --help says. */

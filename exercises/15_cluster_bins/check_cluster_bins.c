@@ -546,14 +546,6 @@ START_TEST(test_one_counter_past_2_to_the_24)
 }
 END_TEST
 
-/* Reads "launch:     B blocks x T threads" from a report, or fails. */
-static void read_launch(const char *args, const struct stage_output *o, long *blocks, int *threads)
-{
-    const char *line = strstr(o->out, "launch:");
-    ck_assert_msg(line && sscanf(line, "launch: %ld blocks x %d threads", blocks, threads) == 2,
-                  "%s: no 'launch: B blocks x T threads' line in: %s", args, o->out);
-}
-
 /* With no option at all, the program runs what --help and the book say: the
  * book's 100 MiB of uniform bytes (52428800 keys), 10 timed runs, and the
  * book's launch, 2 blocks per SM of 256 threads in whole clusters (the block
