@@ -182,6 +182,13 @@ build_one() { # exercise [mutant]
 }
 export -f build_one
 export MODE=$mode BUILDS=$builds
+# No GPU seen: a CUDA exercise's check cannot run here, so its builds only show
+# that it compiles (and catch a mutant the given program refuses when it is
+# compiled). One architecture shows that, in a third of the time of the
+# portable five; 9.0, so that 15's cluster kernels are compiled too.
+if [ -z "${CUDA_ARCH:-}" ] && ! nvidia-smi -L >/dev/null 2>&1; then
+    export CUDA_ARCH=90
+fi
 make --no-print-directory -s -C ../common >/dev/null 2>&1 # the shared libraries, once
 printf '%s\n' "${targets[@]}" | xargs -P "$(nproc)" -I{} bash -c 'build_one {}'
 
