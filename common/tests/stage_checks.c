@@ -655,6 +655,18 @@ void check_refused_naming(const char *args, const char *option)
                   o.err);
 }
 
+void report_value(const char *out, const char *label, char *value, size_t size)
+{
+    *value = 0;
+    for (const char *p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+        if (strncmp(p, label, strlen(label)) == 0) {
+            p += strlen(label);
+            p += strspn(p, " ");
+            snprintf(value, size, "%.*s", (int)strcspn(p, "\n"), p);
+            return;
+        }
+}
+
 void read_launch(const char *args, const struct stage_output *o, long *blocks, int *threads)
 {
     const char *line = strncmp(o->out, "launch:", 7) == 0 ? o->out : strstr(o->out, "\nlaunch:");

@@ -187,6 +187,10 @@ void check_refused_naming(const char *args, const char *option);
  * start) of a run with args, or fails the test. */
 void read_launch(const char *args, const struct stage_output *o, long *blocks, int *threads);
 
+/* The value after label on the report line that starts with it, up to the
+ * line's end, into value ("" when no line starts so). */
+void report_value(const char *out, const char *label, char *value, size_t size);
+
 /* Runs an exercise's suite as above. Every failure goes to the file named by
  * the environment's CHECK_LOG, and the result (passed, failing, not checked)
  * to CHECK_RESULT, for make status; exercise.mk sets both. Returns 0 when

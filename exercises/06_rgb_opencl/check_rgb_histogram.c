@@ -517,20 +517,6 @@ START_TEST(test_options_without_meaning_here_are_usage_errors)
 }
 END_TEST
 
-/* The value after "label" on the report line that starts with it ("" when
- * there is none), up to the line's end. */
-static void report_value(const char *out, const char *label, char *value, size_t size)
-{
-    *value = 0;
-    for (const char *p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-        if (strncmp(p, label, strlen(label)) == 0) {
-            p += strlen(label);
-            p += strspn(p, " ");
-            snprintf(value, size, "%.*s", (int)strcspn(p, "\n"), p);
-            return;
-        }
-}
-
 /* With no option but --size, the given program runs what --help says:
  * uniform data of seed 1, the median of 10 runs, and the book's launch, two
  * work-groups per compute unit (what --blocks-per-sm 2 asks for) of 256
