@@ -619,9 +619,9 @@ END_TEST
 
 /* Runs report_results on one result with stdout and stderr sent to files;
  * returns its status and what each stream got (the start of it). */
-static int report_captured(const struct stage *stage, const struct options *opt,
-                           const struct input *in, const struct result *r, char *out, char *err,
-                           size_t size)
+static int report_many_captured(const struct stage *stage, const struct options *opt,
+                                const struct input *in, const struct result *r, int count,
+                                char *out, char *err, size_t size)
 {
     char out_path[] = "/tmp/report_out_XXXXXX", err_path[] = "/tmp/report_err_XXXXXX";
     int out_fd = mkstemp(out_path), err_fd = mkstemp(err_path);
@@ -631,7 +631,7 @@ static int report_captured(const struct stage *stage, const struct options *opt,
     int saved_out = dup(1), saved_err = dup(2);
     dup2(out_fd, 1);
     dup2(err_fd, 2);
-    int status = report_results(stage, opt, in, r, 1);
+    int status = report_results(stage, opt, in, r, count);
     fflush(stdout);
     fflush(stderr);
     dup2(saved_out, 1);
@@ -648,6 +648,13 @@ static int report_captured(const struct stage *stage, const struct options *opt,
     unlink(out_path);
     unlink(err_path);
     return status;
+}
+
+static int report_captured(const struct stage *stage, const struct options *opt,
+                           const struct input *in, const struct result *r, char *out, char *err,
+                           size_t size)
+{
+    return report_many_captured(stage, opt, in, r, 1, out, err, size);
 }
 
 /* One wrong bin, the same in the end-to-end result and the last kernel-only
@@ -751,6 +758,36 @@ START_TEST(test_a_kernel_time_above_the_trip_is_explained)
     r.total_ms = 0.70;
     ck_assert_int_eq(report_captured(&gpu_stage, &opt, &in, &r, out, err, sizeof out), EXIT_OK);
     ck_assert_msg(!strstr(out, "note:"), "%s", out);
+}
+END_TEST
+
+/* The x column (a trip over the floor's trip) is printed where the floor is a
+ * copy, and left out where the floor is a kernel: there the pageable copy's
+ * spread, not the kernels, would order the rows. */
+START_TEST(test_the_x_column_is_printed_only_beside_a_copy_floor)
+{
+    unsigned char byte = 7;
+    unsigned int histo[BINS] = {0};
+    histo[7] = 1;
+    struct result rows[2] = {
+        {.impl = "floor", .device = "d", .kernel_ms = 0.5, .total_ms = 2.0},
+        {.impl = "counted", .device = "d", .kernel_ms = 1.0, .total_ms = 3.0, .histo = histo}};
+    char *argv[] = {"program", "--reps", "1", NULL};
+    struct options opt;
+    ck_assert_int_eq(parse_options(3, argv, &gpu_stage, &opt), EXIT_OK);
+    struct input in = {.buffer = &byte, .size = 1, .name = "uniform"};
+    char out[8192], err[4096];
+    ck_assert_int_eq(report_many_captured(&gpu_stage, &opt, &in, rows, 2, out, err, sizeof out),
+                     EXIT_OK);
+    ck_assert_msg(strstr(out, "end-to-end ms  verified\n"), "%s", out);
+    ck_assert_msg(!strstr(out, "1.500") && !strstr(out, "x:"), "%s", out);
+    ck_assert_msg(strstr(out, " 50.0 "), "%s", out); /* %: 0.5 over 1.0 */
+    rows[0].kernel_ms = 0;                           /* a copy: no kernel */
+    ck_assert_int_eq(report_many_captured(&gpu_stage, &opt, &in, rows, 2, out, err, sizeof out),
+                     EXIT_OK);
+    ck_assert_msg(strstr(out, "end-to-end ms       x  verified\n"), "%s", out);
+    ck_assert_msg(strstr(out, " 1.500  yes\n") && strstr(out, "x: the row's end-to-end"), "%s",
+                  out);
 }
 END_TEST
 
@@ -909,6 +946,7 @@ int main(void)
     tcase_add_test(results, test_report_results_verifies_every_one_of_many_results);
     tcase_add_test(results, test_a_wrong_bin_shared_by_both_runs_is_reported_once);
     tcase_add_test(results, test_a_kernel_time_above_the_trip_is_explained);
+    tcase_add_test(results, test_the_x_column_is_printed_only_beside_a_copy_floor);
     tcase_add_test(results, test_a_result_of_many_bins_is_checked_against_its_expected_count);
     tcase_add_test(results, test_csv_row_has_every_column_in_order);
     tcase_add_test(results, test_csv_quotes_text_with_commas_and_quotes);
