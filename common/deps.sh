@@ -15,7 +15,23 @@ if command -v dpkg >/dev/null && [ "$(dpkg --print-architecture)" = amd64 ]; the
 fi
 
 if ! command -v dpkg-query >/dev/null; then
-    echo "deps: not a Debian system: install ${packages[*]} (or their equivalents) by hand"
+    # the table "Other systems" in README.md, one line per package manager (not tried here)
+    if command -v dnf >/dev/null; then
+        other="sudo dnf install check-devel pkgconf-pkg-config gnuplot ocl-icd-devel opencl-headers pocl patch"
+        [ "$(uname -m)" = x86_64 ] && other+=" glibc-devel.i686 libgcc.i686"
+        other+="   (no Oclgrind package known)"
+    elif command -v pacman >/dev/null; then
+        other="sudo pacman -S check pkgconf gnuplot ocl-icd opencl-headers pocl patch"
+        [ "$(uname -m)" = x86_64 ] && other+=" lib32-glibc lib32-gcc-libs"
+        other+="   (Oclgrind: only in the AUR)"
+    elif command -v brew >/dev/null; then
+        other="brew install check pkgconf gnuplot opencl-icd-loader opencl-headers pocl oclgrind gpatch"
+    else
+        echo "deps: not a Debian system: install ${packages[*]} (or their equivalents) by hand"
+        exit 0
+    fi
+    echo "deps: not a Debian system; install the packages by hand (README.md, \"Other systems\"):"
+    echo "    $other"
     exit 0
 fi
 missing=()

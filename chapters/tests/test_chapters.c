@@ -385,6 +385,8 @@ int main(void)
         collect(names.gl_pathv[n]);
     globfree(&names);
     collect("README.md");
+    if (access("SUMMARY.md", F_OK) == 0) /* the techniques on one page */
+        collect("SUMMARY.md");
     /* the instructors' guide quotes recorded times and links the workbook too
      * (a student copy has none) */
     if (access("../INSTRUCTORS.md", F_OK) == 0)
