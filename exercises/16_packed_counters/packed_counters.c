@@ -1,7 +1,8 @@
 /*
  * Exercise 16 - two 16-bit counters in one 32-bit word, on the CPU: what
  * chapter 07 does when a block's bins do not fit as 32-bit counters. Write
- * add_one, flush and unpack; the rest watches your halves and reports.
+ * add_one, flush and unpack; the rest (and packed_counters_watch.h) watches
+ * your halves and reports.
  *
  *   make run ARGS='--data constant --size 200000 --show-packing'
  *   make check
@@ -50,19 +51,13 @@ static void unpack(const uint32_t words[WORDS], const unsigned int totals[BINS],
 }
 
 /* ------------------------------------------------------------------------- */
-/* Below: the program around your three functions, no need to read it. Its
- * watch(), at the end of the file, reads each half as your functions must:
- * leave it until you have written yours. */
+/* Below: the program around your three functions, no need to read it. */
 
-/* What the program sees of the halves from outside add_one, after each add:
- * the highest count a half held, how often a half went down (a flush), and
- * how often the other half of the word changed (a carry into the neighbour). */
-struct packing {
-    unsigned int peak;
-    uint64_t flushes, carries;
-};
-
-static void watch(uint32_t before, uint32_t after, unsigned int bin, struct packing *seen);
+/* struct packing and watch(): what the program sees of your halves from
+ * outside add_one, after each add (the peak, the flushes, the carries). They
+ * read each half as your functions must: open the header after you have
+ * written yours. */
+#include "packed_counters_watch.h"
 
 struct run {
     const struct input *in;
@@ -121,15 +116,4 @@ int main(int argc, char **argv)
                (unsigned long long)run.seen.carries);
     free_input(&in);
     return status;
-}
-
-/* Counts what one add_one did to bin's word, seen from outside: before and
- * after are the word around the call. */
-static void watch(uint32_t before, uint32_t after, unsigned int bin, struct packing *seen)
-{
-    unsigned int shift = bin % 2 * 16, other = 16 - shift;
-    unsigned int was = before >> shift & 0xffff, now = after >> shift & 0xffff;
-    seen->peak = now > seen->peak ? now : seen->peak;
-    seen->flushes += now < was;
-    seen->carries += (before >> other & 0xffff) != (after >> other & 0xffff);
 }
