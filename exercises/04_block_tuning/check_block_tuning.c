@@ -2,7 +2,9 @@
  * check_block_tuning.c - exercise 04 measures what it claims: one verified CSV
  * row for each of the 7 grids (1, 2, 4, ... 64 blocks per SM), each a median
  * of the repeats asked for, and a "best:" line that names the row with the
- * smallest kernel time and the right speed-up over the book's 2 blocks per SM.
+ * smallest kernel time and the right speed-up over the book's 2 blocks per SM,
+ * then a "pick:" line that names the smallest grid whose kernel time is at
+ * most 1.05 times the best's.
  * Nothing here depends on how fast the GPU is: where the check needs a known
  * winner, --favour N makes every other grid wait some milliseconds more in its
  * kernel-only runs (twice as long on every other grid, so that the times rise
@@ -95,6 +97,31 @@ static void read_best(const char *text, struct best *b)
                   fields, line);
 }
 
+struct pick {
+    char impl[64];
+    long blocks;
+    int threads;
+    double kernel_ms, best_ms;
+};
+
+/* Reads the "pick:" line from text (stdout, or stderr with --csv). */
+static void read_pick(const char *text, struct pick *p)
+{
+    const char *line = strstr(text, "pick:");
+    ck_assert_msg(line != NULL, "no 'pick:' line in: %s", text);
+    int fields = sscanf(line,
+                        "pick: %63[^,], %ldx%d threads, %lf ms kernel only, the smallest grid "
+                        "within 5%% of the best's %lf ms",
+                        p->impl, &p->blocks, &p->threads, &p->kernel_ms, &p->best_ms);
+    ck_assert_msg(fields == 5,
+                  "expected 'pick: IMPL, BxT threads, X ms kernel only, the smallest grid within "
+                  "5%% of the best's Y ms', got (%d fields read): %.200s",
+                  fields, line);
+}
+
+/* The answer lines of the last run_sweep (its stderr, as --csv puts them). */
+static char last_answer[4096];
+
 /* Runs a sweep with --reps 3 --csv and reads its rows and its best line. */
 static int run_sweep(const char *sweep, char *args, size_t args_size, struct row rows[GRIDS + 1],
                      struct best *b)
@@ -104,6 +131,7 @@ static int run_sweep(const char *sweep, char *args, size_t args_size, struct row
     run_stage(args, &o);
     ck_assert_msg(o.exit_status == 0, "%s: expected exit 0, got %s; stderr: %s", args,
                   exit_meaning(&o), o.err);
+    snprintf(last_answer, sizeof last_answer, "%s", o.err);
     int count = read_csv(&o, rows, GRIDS + 1);
     if (b)
         read_best(o.err, b); /* with --csv the answer goes to stderr */
@@ -363,6 +391,121 @@ START_TEST(test_a_best_of_seconds_is_the_fastest_too)
 }
 END_TEST
 
+/* The pick line names a row, repeats its numbers and the best's time, and
+ * is the smallest grid within 5% of the best: its time at most 1.05 times
+ * the best's, every smaller grid's above that. The CSV prints 4 decimals,
+ * so a row within 0.0002 ms of the limit may go either way. */
+static void check_pick(const char *args, const struct row rows[], int count, const struct best *b,
+                       const struct pick *p)
+{
+    int named = -1, best = -1;
+    for (int i = 0; i < count; i++) {
+        if (strcmp(rows[i].impl, p->impl) == 0)
+            named = i;
+        if (strcmp(rows[i].impl, b->impl) == 0)
+            best = i;
+    }
+    ck_assert_msg(named >= 0, "%s: expected the pick to be a row of the table, got %s", args,
+                  p->impl);
+    ck_assert_msg(best >= 0, "%s: expected the best to be a row of the table, got %s", args,
+                  b->impl);
+    ck_assert_msg(p->kernel_ms == rows[named].kernel_ms && p->blocks == rows[named].blocks &&
+                      p->threads == rows[named].threads && p->best_ms == rows[best].kernel_ms,
+                  "%s: expected the pick line to repeat its row (%s: %ldx%d, %.4f ms) and the "
+                  "best's time (%.4f ms), got %ldx%d, %.4f ms and %.4f ms",
+                  args, p->impl, rows[named].blocks, rows[named].threads, rows[named].kernel_ms,
+                  rows[best].kernel_ms, p->blocks, p->threads, p->kernel_ms, p->best_ms);
+    double limit = 1.05 * rows[best].kernel_ms;
+    ck_assert_msg(rows[named].kernel_ms <= limit + 0.0002,
+                  "%s: expected the pick within 5%% of the best (at most 1.05 x %.4f = %.4f ms), "
+                  "got %s at %.4f ms",
+                  args, rows[best].kernel_ms, limit, p->impl, rows[named].kernel_ms);
+    for (int i = 0; i < named; i++)
+        ck_assert_msg(rows[i].kernel_ms > limit - 0.0002,
+                      "%s: %s (%.4f ms) is within 5%% of the best (at most 1.05 x %.4f = %.4f "
+                      "ms) and smaller than %s, so expected the pick to be %s or a smaller grid",
+                      args, rows[i].impl, rows[i].kernel_ms, rows[best].kernel_ms, limit, p->impl,
+                      rows[i].impl);
+}
+
+/* --times cases, each with the pick it must name. Within 5% means at most
+ * 1.05 times the best's time; every time below is exact in a double, and
+ * 1.05 x 20 is 21 however the product is written in double. */
+static const char *const pick_times[][3] = {
+    /* The fastest at 16 per SM (20); 4 per SM within 5% (20.5), 8 not (25). */
+    {"--size 1M --times 40,30,20.5,25,20,21.5,22", "blocks-per-sm-4",
+     "the fastest is blocks-per-sm-16 (20 ms); blocks-per-sm-4 (20.5 ms) is within 5% of it and "
+     "the smallest such grid, though blocks-per-sm-8 (25 ms) between them is not"},
+    /* The border: 21 is exactly 1.05 x 20, so within. */
+    {"--size 1M --times 40,30,21,25,20,22,23", "blocks-per-sm-4",
+     "blocks-per-sm-4 reads 21 ms, exactly 1.05 x the best's 20 ms: at most 1.05 times is within "
+     "5%"},
+    /* Just past the border: 21.0001 is more than 1.05 x 20. */
+    {"--size 1M --times 40,30,21.0001,25,20,22,23", "blocks-per-sm-16",
+     "blocks-per-sm-4 reads 21.0001 ms, more than 1.05 x the best's 20 ms = 21 ms, and no other "
+     "grid is within 5%, so the pick is the best itself"},
+    /* None but the fastest within 5%. */
+    {"--size 1M --times 40,30,25,22,21.5,20,23", "blocks-per-sm-32",
+     "only the best, blocks-per-sm-32 (20 ms), is within 5% of itself (at most 21 ms)"},
+    /* A smaller grid within 5% that is slower than a larger one also within. */
+    {"--size 1M --times 40,20.5,20.9,20,25,30,30", "blocks-per-sm-2",
+     "blocks-per-sm-2 (20.5 ms) and blocks-per-sm-4 (20.9 ms, slower) are both within 5% of the "
+     "best's 20 ms; the smaller grid is the pick, not the faster"},
+    /* The first row is the pick. */
+    {"--size 1M --times 20.2,25,25,25,25,25,20", "blocks-per-sm-1",
+     "blocks-per-sm-1 (20.2 ms) is within 5% of the best, blocks-per-sm-64 (20 ms)"},
+};
+#define PICK_TIMES ((int)(sizeof pick_times / sizeof pick_times[0]))
+
+START_TEST(test_the_pick_is_the_smallest_grid_within_5pct)
+{
+    char args[256];
+    struct row rows[GRIDS + 1];
+    struct best b;
+    struct pick p;
+    int count = run_sweep(pick_times[_i][0], args, sizeof args, rows, &b);
+    check_rows(args, rows, count);
+    check_best(args, rows, count, &b);
+    read_pick(last_answer, &p);
+    ck_assert_msg(strcmp(p.impl, pick_times[_i][1]) == 0,
+                  "%s: %s, so expected the pick to be %s, got %s", args, pick_times[_i][2],
+                  pick_times[_i][1], p.impl);
+    check_pick(args, rows, count, &b, &p);
+}
+END_TEST
+
+/* Measured times: --favour N makes N alone fast in its kernel-only runs (by
+ * milliseconds, far more than 5%) and alone slow in its end-to-end runs, so
+ * the pick must be N; a pick read from the end-to-end times names a smaller
+ * grid. And one plain sweep, whose pick must agree with its own table. */
+static const char *const pick_sweeps[] = {"--size 1M --favour 16", "--size 1M --favour 64",
+                                          "--size 16M --data uniform"};
+#define PICK_SWEEPS ((int)(sizeof pick_sweeps / sizeof pick_sweeps[0]))
+
+START_TEST(test_the_pick_follows_the_kernel_times)
+{
+    char args[256];
+    struct row rows[GRIDS + 1];
+    struct best b;
+    struct pick p;
+    int count = run_sweep(pick_sweeps[_i], args, sizeof args, rows, &b);
+    check_rows(args, rows, count);
+    check_best(args, rows, count, &b);
+    read_pick(last_answer, &p);
+    const char *favour = strstr(pick_sweeps[_i], "--favour ");
+    if (favour) {
+        char want[64];
+        snprintf(want, sizeof want, "blocks-per-sm-%s", favour + strlen("--favour "));
+        ck_assert_msg(strcmp(p.impl, want) == 0,
+                      "%s: every other grid waited milliseconds more in its kernel-only runs, so "
+                      "none is within 5%% of %s, and expected the pick to be %s (kernel-only "
+                      "times, not end to end), got %s",
+                      args, want, want, p.impl);
+    }
+    check_pick(args, rows, count, &b, &p);
+}
+END_TEST
+
 START_TEST(test_the_report_ends_with_the_best)
 {
     const char *args = "--size 1M --reps 5"; /* more than a sweep's 3: each grid takes 5 */
@@ -381,6 +524,10 @@ START_TEST(test_the_report_ends_with_the_best)
     }
     struct best b;
     read_best(o.out, &b);
+    struct pick p;
+    read_pick(o.out, &p);
+    ck_assert_msg(strstr(o.out, "best:") < strstr(o.out, "pick:"),
+                  "%s: expected the pick: line after the best: line, got: %s", args, o.out);
 }
 END_TEST
 
@@ -564,6 +711,11 @@ int main(int argc, char **argv)
     tcase_add_loop_test(float_tie, test_a_tie_closer_than_a_float_goes_to_the_faster_grid, 0,
                         FLOAT_TIES);
     add_if_runnable(suite, float_tie, FLOAT_TIES);
+
+    TCase *pick = exercise_tcase("the pick: the smallest grid within 5% of the fastest", 4);
+    tcase_add_loop_test(pick, test_the_pick_is_the_smallest_grid_within_5pct, 0, PICK_TIMES);
+    tcase_add_loop_test(pick, test_the_pick_follows_the_kernel_times, 0, PICK_SWEEPS);
+    add_if_runnable(suite, pick, PICK_TIMES + PICK_SWEEPS);
 
     TCase *report = exercise_tcase("the report, and every grid on every size and kind", 1);
     tcase_add_test(report, test_the_report_ends_with_the_best);

@@ -1,0 +1,135 @@
+/*
+ * block_tuning_check.cuh - exercise 04's hooks for make check. No need to
+ * read it: a plain run uses none of this. The check gives three options that
+ * make the sweep's answer known in advance, whatever the GPU:
+ *
+ *   --favour N      every grid but N blocks per SM waits some milliseconds
+ *                   more in its kernel-only runs, so that N is the fastest
+ *                   there; N alone waits in its end-to-end runs
+ *   --tick MS       every kernel-only time rounded up to a whole number of
+ *                   MS milliseconds, as a coarse clock would read it, so that
+ *                   grids tie
+ *   --times T1,...  the 7 grids' kernel-only times read as these (ms), not
+ *                   as measured, so that two grids can nearly tie
+ *
+ * block_tuning.cu calls check_refuse_bad_options (in main), check_waits and
+ * check_adjusted_time (in time_grid) and check_wait (in launch_histo).
+ */
+
+#define HANDICAP_CYCLES 10000000LL /* --favour's wait: some milliseconds on any GPU */
+
+static const struct stage_option check_stage_options[] = {
+    {"--favour", "N",
+     "for the check: every grid but N blocks per SM waits some milliseconds more in its "
+     "kernel-only runs, so that N is the fastest there, and N alone waits in its end-to-end "
+     "runs"},
+    {"--tick", "MS",
+     "for the check: every kernel-only time rounded up to a whole number of MS milliseconds, "
+     "as a coarse clock would read it, so that grids tie"},
+    {"--times", "T1,...,T7",
+     "for the check: the 7 grids' kernel-only times read as these (ms), not as measured, so "
+     "that two grids can nearly tie"},
+    {NULL, NULL, NULL}};
+
+/* One thread that waits a number of clock cycles. */
+__global__ void wait_kernel(long long cycles)
+{
+    long long start = clock64();
+    while (clock64() - start < cycles)
+        ;
+}
+
+/* Called after the histogram kernel, inside the timed region: context holds
+ * the cycles to wait (0: none, as in every plain run). */
+static void check_wait(void *context)
+{
+    long long cycles = *(const long long *)context;
+    if (cycles) {
+        wait_kernel<<<1, 1>>>(cycles);
+        HANDLE_ERROR(cudaGetLastError());
+    }
+}
+
+/* --favour N, or 0 when not given. */
+static int favoured(const struct stage *stage, const struct options *opt)
+{
+    const char *text = opt->stage_values[0];
+    if (!text)
+        return 0;
+    char *end;
+    long per_sm = strtol(text, &end, 10);
+    if (*end || per_sm < 1 || per_sm > MOST_BLOCKS_PER_SM || (per_sm & (per_sm - 1)))
+        usage_error(stage, "--favour: a power of two from 1 to 64 (blocks per SM)");
+    return (int)per_sm;
+}
+
+/* --tick MS, or 0 when not given. */
+static long long tick_ms(const struct stage *stage, const struct options *opt)
+{
+    return stage_option_number(stage, opt, 1, 1, 1000000, 0);
+}
+
+/* --times T1,...,T7, or false when not given: the kernel-only times the
+ * sweep reads instead of its measurements, in its order (milliseconds, each
+ * above 0). */
+static bool given_times(const struct stage *stage, const struct options *opt, double times[SWEEP])
+{
+    const char *text = opt->stage_values[2];
+    if (!text)
+        return false;
+    for (int n = 0; n < SWEEP; n++) {
+        char *end;
+        times[n] = strtod(text, &end);
+        if (end == text || !(times[n] > 0 && times[n] < 1e9) ||
+            *end != (n < SWEEP - 1 ? ',' : '\0'))
+            usage_error(stage, "--times: 7 kernel times in milliseconds, each above 0, "
+                               "separated by commas (1 to 64 blocks per SM, in order)");
+        text = end + 1;
+    }
+    return true;
+}
+
+/* A bad --favour, --tick or --times is a usage error before the GPU opens. */
+static void check_refuse_bad_options(const struct stage *stage, const struct options *opt)
+{
+    double times[SWEEP];
+    favoured(stage, opt);
+    tick_ms(stage, opt);
+    given_times(stage, opt, times);
+}
+
+/* The cycles each kind of run waits after the kernel, for the n-th grid
+ * timed (blocks_per_sm blocks per SM). --favour N: in the kernel-only runs
+ * every other grid waits, twice as long on every other grid of the sweep, so
+ * that the times rise and fall and a search that stops at the first rise
+ * misses N; in the end-to-end runs N alone waits, so that a best read from
+ * those misses it too. */
+struct waits {
+    long long kernel, total; /* cycles after each kernel-only run, each end-to-end run */
+};
+
+static struct waits check_waits(const struct stage *stage, const struct options *opt, int n,
+                                int blocks_per_sm)
+{
+    int favour = favoured(stage, opt);
+    struct waits w = {0, 0};
+    if (favour && favour != blocks_per_sm)
+        w.kernel = HANDICAP_CYCLES * (1 + n % 2);
+    if (favour && favour == blocks_per_sm)
+        w.total = HANDICAP_CYCLES;
+    return w;
+}
+
+/* The n-th grid's kernel-only time as the sweep reads it: as measured, or
+ * rounded up to --tick's whole milliseconds, or replaced by --times. */
+static double check_adjusted_time(const struct stage *stage, const struct options *opt, int n,
+                                  double kernel_ms)
+{
+    long long tick = tick_ms(stage, opt);
+    if (tick)
+        kernel_ms = ceil(kernel_ms / tick) * tick;
+    double times[SWEEP];
+    if (given_times(stage, opt, times))
+        kernel_ms = times[n];
+    return kernel_ms;
+}
