@@ -731,7 +731,10 @@ START_TEST(test_report_result_follows_the_last_check)
     utc_mtime(record, when, sizeof when);
     ck_assert_str_eq(report.fields[row][6], when);
     row = row_of(&report, "14_bin_edges");
-    ck_assert_str_eq(report.fields[row][4], "passed");
+    /* "passed", or "passed, N checks not run here" where a tool (gcc-multilib) is missing */
+    ck_assert_msg(strcmp(report.fields[row][4], "passed") == 0 ||
+                      strncmp(report.fields[row][4], "passed, ", 8) == 0,
+                  "14_bin_edges: %s", report.fields[row][4]);
     snprintf(record, sizeof record, "%s/exercises/14_bin_edges/build/last-check", copy);
     utc_mtime(record, when, sizeof when);
     ck_assert_str_eq(report.fields[row][6], when);
