@@ -1,16 +1,17 @@
 /*
  * local_histogram.cl - a work-group's private histogram in local memory,
  * merged into the global bins, as in chapters 03 and 04; this one has data
- * races. On PoCL its counts are wrong; fixed halfway, it can count right on
- * PoCL and still be wrong. Find every race with Oclgrind (make race-report),
- * and fix each with no more than it needs. Nothing else needs to change.
+ * races. Find them with Oclgrind (make race-report) and fix each with no more
+ * than it needs, in the four parts of README.md, *The task*: the races
+ * between the kernel's steps first, then PoCL and Oclgrind again, then the
+ * rest. Nothing else needs to change.
  */
 
 #define BINS 256
 
 __kernel void histo_kernel(__global const uchar *buffer, ulong size, __global uint *histo)
 {
-    /* TODO: Oclgrind reports data races in this kernel; make race-report. */
+    /* TODO: Oclgrind reports data races in this kernel; make race-report (README, parts 1-4). */
     __local uint temp[BINS];
     for (uint bin = get_local_id(0); bin < BINS; bin += get_local_size(0))
         temp[bin] = 0;
