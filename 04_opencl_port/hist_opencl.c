@@ -9,6 +9,7 @@
  *   ./hist_opencl                               the first GPU, else the CPU
  *   ./hist_opencl --platform 1 --device 0       a device from --list
  *   ./hist_opencl --image ../data/chelsea.bmp   the brightness histogram of a photograph
+ *   ./hist_opencl --variant global-atomics      stage 02's kernel: one global atomic per byte
  */
 #include <CL/cl.h>
 
@@ -16,6 +17,11 @@
 #include "harness_opencl.h" /* options, the device, repeats, the report: no need to read it */
 
 #include <string.h>
+
+/* The variants: this stage's kernel, and stage 02's for comparison. */
+static const char *const variants[] = {"local-atomics", "global-atomics", NULL};
+static const char *const kernel_names[] = {"histo_kernel", "histo_global_kernel"};
+static const char *const impl_names[] = {"opencl-local-atomics", "opencl-global-atomics"};
 
 struct cl_run {
     const struct opencl *cl;
@@ -96,14 +102,15 @@ int main(int argc, char **argv)
                                 .program = "hist_opencl",
                                 .summary = "stage 03 in OpenCL C, on any OpenCL device",
                                 .gpu = true,
-                                .opencl = true};
+                                .opencl = true,
+                                .variants = variants};
     struct options opt = options_or_exit(argc, argv, &stage);
     if (opt.list)
         return list_opencl_devices(stdout) ? EXIT_OK : EXIT_CANNOT_RUN;
     struct opencl cl = open_opencl(&stage, &opt);
     cl_program program = build_program(&cl, "histogram.cl");
     cl_int err;
-    cl_kernel kernel = clCreateKernel(program, "histo_kernel", &err);
+    cl_kernel kernel = clCreateKernel(program, kernel_names[opt.variant], &err);
     CL_CHECK(err);
     /* The book's launch again: two work-groups per compute unit, 256 work-items each. */
     struct launch launch = choose_opencl_launch(&stage, &opt, &cl, kernel, 2, 256);
@@ -130,7 +137,7 @@ int main(int argc, char **argv)
     CL_CHECK(clReleaseMemObject(run.dev_histo));
     double total_ms = median_ms(end_to_end_once, &run, opt.reps);
 
-    struct result result = {.impl = "opencl-local-atomics",
+    struct result result = {.impl = impl_names[opt.variant],
                             .device = cl.name,
                             .blocks = launch.blocks,
                             .threads = launch.threads,

@@ -1,7 +1,8 @@
 /*
  * test_hist_opencl.c - 04_opencl_port gives the reference histogram on every
  * size, data kind and work-group size from 32 to 1024, on whichever OpenCL
- * device it picks (PoCL's CPU device in CI); finds its kernel file from any
+ * device it picks (PoCL's CPU device in CI), and so does its second variant,
+ * stage 02's global atomics, on every size and kind; finds its kernel file from any
  * working directory; and says why when the kernel is missing or broken.
  * Without any OpenCL device these checks are reported as skipped.
  */
@@ -30,6 +31,31 @@ START_TEST(test_every_size_kind_and_work_group_size_matches_reference)
     char args[64];
     snprintf(args, sizeof args, "--threads %d", allowed_groups[group]);
     check_matches_reference(sizes[size], (enum data_kind)kind, 300 + (uint64_t)_i, args);
+}
+END_TEST
+
+/* --variant global-atomics: stage 02's kernel, every size and data kind */
+START_TEST(test_global_atomics_match_reference_on_every_size_and_kind)
+{
+    int kind = _i % KINDS, size = matrix_value(_i, SIZES, KINDS);
+    check_matches_reference(sizes[size], (enum data_kind)kind, 700 + (uint64_t)_i,
+                            "--variant global-atomics");
+}
+END_TEST
+
+/* Each variant names itself in the report and the CSV: a lab's rows of the
+ * two must not be mixed up. */
+START_TEST(test_each_variant_names_its_rows)
+{
+    struct stage_output o;
+    run_stage("--size 1000 --reps 1 --csv --variant global-atomics", &o);
+    ck_assert_int_eq(o.exit_status, 0);
+    ck_assert_msg(strstr(o.out, ",opencl-global-atomics,") && !strstr(o.out, "local-atomics"), "%s",
+                  o.out);
+    run_stage("--size 1000 --reps 1 --csv", &o);
+    ck_assert_int_eq(o.exit_status, 0);
+    ck_assert_msg(strstr(o.out, ",opencl-local-atomics,") && !strstr(o.out, "global-atomics"), "%s",
+                  o.out);
 }
 END_TEST
 
@@ -196,6 +222,11 @@ int main(int argc, char **argv)
     tcase_add_loop_test(device, test_every_size_kind_and_work_group_size_matches_reference, 0,
                         matrix);
     device_checks += matrix;
+    int global_matrix = cases(SIZES * KINDS, SIZES); /* make test: every size, the kinds in turn */
+    tcase_add_loop_test(device, test_global_atomics_match_reference_on_every_size_and_kind, 0,
+                        global_matrix);
+    device_checks += global_matrix + 1;
+    tcase_add_test(device, test_each_variant_names_its_rows);
     tcase_add_test(device, test_one_work_group_covers_the_whole_input);
     if (past_2_gib) {
         tcase_add_test(device, test_indexing_past_2_gib);
