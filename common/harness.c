@@ -793,8 +793,8 @@ static void print_table(const struct options *opt, const struct input *in,
                "the\nrow's, x: the row's end-to-end time over the floor's\n\n",
                opt->reps, opt->reps == 1 ? "" : "s", WARMUP_RUNS, floor->impl);
     else if (floor)
-        printf("medians of %d run%s after %d warm-up; %s is the floor: %%: its kernel time over "
-               "the\nrow's\n\n",
+        printf("medians of %d run%s after %d warm-up; the floor is %s\n%%: the floor's kernel "
+               "time as a share of the row's\n\n",
                opt->reps, opt->reps == 1 ? "" : "s", WARMUP_RUNS, floor->impl);
     else
         printf("medians of %d run%s after %d warm-up\n\n", opt->reps, opt->reps == 1 ? "" : "s",

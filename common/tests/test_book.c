@@ -781,6 +781,9 @@ START_TEST(test_the_x_column_is_printed_only_beside_a_copy_floor)
                      EXIT_OK);
     ck_assert_msg(strstr(out, "end-to-end ms  verified\n"), "%s", out);
     ck_assert_msg(!strstr(out, "1.500") && !strstr(out, "x:"), "%s", out);
+    ck_assert_msg(strstr(out, "the floor is floor\n%: the floor's kernel time as a share of the "
+                              "row's\n"),
+                  "%s", out);
     ck_assert_msg(strstr(out, " 50.0 "), "%s", out); /* %: 0.5 over 1.0 */
     rows[0].kernel_ms = 0;                           /* a copy: no kernel */
     ck_assert_int_eq(report_many_captured(&gpu_stage, &opt, &in, rows, 2, out, err, sizeof out),
