@@ -9,6 +9,7 @@ set logscale y
 set ylabel "kernel time (ms, log scale; lower is faster)"
 set xtics rotate by -30 left
 set bmargin 9
+set rmargin 14 # the last label, rotated, runs right of the last bar
 set key top right
 @png
 plot data using 2:xtic(1) title columnheader(2), '' using 3 title columnheader(3), \
