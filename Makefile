@@ -147,8 +147,8 @@ help:
 	@echo "                the recorded outputs made on this machine with a new run"
 	@echo "make asan       the common/ suite (file and BMP readers) under AddressSanitizer"
 	@echo "make deps       install missing Debian packages (apt-get; sudo when not root)"
-	@echo "make -C exercises help   the exercises: check, status, solutions, mutants"
-	@echo "make student-copy DEST=<folder>   the workbook for students: no solutions, no history"
+	@echo "make -C exercises help   the exercises: check and status"
+	@echo "make student-copy DEST=<folder>   (instructors) the workbook for students: no solutions, no history"
 	@echo "make clean      remove every build"
 	@echo "make -C 03_shared_atomics run ARGS='--blocks-per-sm 8'   one stage by hand"
 

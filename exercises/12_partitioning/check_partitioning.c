@@ -273,9 +273,9 @@ static void check_contiguous_walks(const char *where, uint64_t size, uint64_t it
     }
     ck_assert_msg(next == size,
                   "%s: contiguous, the slices end at byte %" PRIu64 " of %" PRIu64
-                  ": the bytes from there on are never read (a length or a start that was rounded: "
-                  "past 2^24 a float, past 2^53 a "
-                  "double, no longer holds every whole number)",
+                  ": the bytes from there on are never read (a length or a start gone wrong: "
+                  "rounded in a float past 2^24 or a double past 2^53, or a product that "
+                  "passed 2^64 and wrapped)",
                   where, next, size);
 }
 
