@@ -817,10 +817,12 @@ int run_exercise(Suite *suite)
         if (g->hint > 0)
             printf("  Stuck? Open hint %d in README.md.\n", g->hint);
         if (groups_not_run)
-            printf("  Not run after it: %d more groups, %d checks (CHECK_ALL=1 runs them).\n",
-                   groups_not_run, checks_not_run);
+            printf("  Not run after it: %d more group%s, %d check%s (CHECK_ALL=1 runs them).\n",
+                   groups_not_run, groups_not_run == 1 ? "" : "s", checks_not_run,
+                   checks_not_run == 1 ? "" : "s");
         if (run_all && failed_total > failed_first)
-            printf("  %d more failures in later groups.\n", failed_total - failed_first);
+            printf("  %d more failure%s in later groups.\n", failed_total - failed_first,
+                   failed_total - failed_first == 1 ? "" : "s");
         if (log_path && *log_path)
             printf("  Every failure in full: %s\n", log_path);
         snprintf(result, sizeof result, "failing in \"%s\"", g->name);
