@@ -728,10 +728,10 @@ static long wrong_bins(const struct input *in, const struct result *r, const uns
  * runs vary by more than the copies cost, the first can come out the larger. */
 static void print_medians_crossed_note(const char *what)
 {
-    printf("note:       %s: they are medians\n"
-           "            of different runs, which here varied by more than the copies cost\n"
-           "            (a CPU device, such as PoCL's: runs under a millisecond, or a busy\n"
-           "            machine)\n",
+    printf("note:       %s.\n"
+           "            The two are medians of separate timed runs, and here those runs\n"
+           "            varied by more than the copies cost. On a CPU device such as PoCL's\n"
+           "            the copies cost little; on any device a busy machine does this.\n",
            what);
 }
 
