@@ -42,22 +42,9 @@ static void unpack(const uint32_t words[WORDS], const unsigned int totals[BINS],
 }
 
 /* ------------------------------------------------------------------------- */
-/* What the program sees of the halves from outside add_one, after each add:
- * the highest count a half held, how often a half went down (a flush), and
- * how often the other half of the word changed (a carry into the neighbour). */
-struct packing {
-    unsigned int peak;
-    uint64_t flushes, carries;
-};
-
-static void watch(uint32_t before, uint32_t after, unsigned int bin, struct packing *seen)
-{
-    unsigned int shift = bin % 2 * 16, other = 16 - shift;
-    unsigned int was = before >> shift & 0xffff, now = after >> shift & 0xffff;
-    seen->peak = now > seen->peak ? now : seen->peak;
-    seen->flushes += now < was;
-    seen->carries += (before >> other & 0xffff) != (after >> other & 0xffff);
-}
+/* struct packing and watch(): what the program sees of the halves from
+ * outside add_one, after each add (the peak, the flushes, the carries). */
+#include "packed_counters_watch.h"
 
 struct run {
     const struct input *in;
