@@ -94,9 +94,11 @@ draw() { # draw SCRIPT DATA NAME TITLE [gnuplot settings]: renders NAME.png and 
 
 # make bench's CSVs; make profile's profile-*.csv beside them hold Nsight Compute's metrics,
 # a stage's own recorded sweeps, sweep-*.csv, its program's columns alone (make many-bins
-# draws them), and make lab's comparison.csv, in a lab's folder, the lab's numbers
+# draws them), make lab's comparison.csv, in a lab's folder, the lab's numbers, and the
+# exercises' own CSVs, exerciseNN-*.csv (plots/exercise01.sh and exercise12.sh draw them)
 csvs=$(ls "$results"/*.csv 2>/dev/null |
-    grep -v -e '/profile-[^/]*\.csv$' -e '/sweep-[^/]*\.csv$' -e '/comparison\.csv$' || true)
+    grep -v -e '/profile-[^/]*\.csv$' -e '/sweep-[^/]*\.csv$' -e '/comparison\.csv$' \
+        -e '/exercise[0-9][0-9]-[^/]*\.csv$' || true)
 [ -n "$csvs" ] || { echo "plots: no CSV in $results: run make bench first"; exit 1; }
 for csv in $csvs; do
     slug=$(basename "$csv" .csv)
