@@ -9,6 +9,7 @@
  *   make run                                        the sweep on 100 MiB of random bytes
  *   make run ARGS='--threads 1024'                  bigger blocks: where is the knee now?
  *   make check                                      seven grids, each verified, the picks right?
+ *   make run ARGS='--times T1,...,T7'               no GPU: the picks on 7 given times (README)
  */
 #include "book.h"         /* HANDLE_ERROR, the input, the CPU's check: worth reading */
 #include "harness_cuda.h" /* options, the GPU, repeats, the report: no need to read it */
@@ -63,25 +64,29 @@ struct sweep {
     int reps[SWEEP]; /* the --reps each grid was timed with: the table says opt's */
 };
 
-/* Times the kernel on blocks_per_sm blocks per SM and adds it to the sweep. */
+/* Times the kernel on blocks_per_sm blocks per SM and adds it to the sweep.
+ * With --times nothing runs: the grid reads its time from the list given. */
 static void time_grid(const struct stage *stage, const struct options *opt, const struct gpu *gpu,
                       const struct input *in, int blocks_per_sm, struct sweep *s)
 {
     int n = s->count++;
     s->reps[n] = opt->reps;
     struct launch launch = choose_launch(stage, opt, gpu, blocks_per_sm, 256);
-    struct waits wait = check_waits(stage, opt, n, blocks_per_sm); /* 0, 0 in a plain run */
-    /* Kernel only: the input copied to the GPU once, then the kernel timed alone. */
-    require_gpu_memory(stage, in->size);
-    unsigned char *dev_buffer;
-    HANDLE_ERROR(cudaMalloc((void **)&dev_buffer, in->size ? in->size : 1));
-    HANDLE_ERROR(cudaMemcpy(dev_buffer, in->buffer, in->size, cudaMemcpyHostToDevice));
-    struct gpu_times t;
-    t.kernel_ms = time_kernel_only(opt, in, dev_buffer, launch, launch_histo, &wait.kernel, BINS,
-                                   s->kernel_histos[n]);
-    HANDLE_ERROR(cudaFree(dev_buffer)); /* so end to end has the memory to itself */
-    /* End to end: copy in, kernel, copy out, every run. */
-    t.total_ms = time_end_to_end(opt, in, launch, launch_histo, &wait.total, BINS, s->histos[n]);
+    struct gpu_times t = {0, 0};
+    if (!check_times_given(stage, opt)) {
+        struct waits wait = check_waits(stage, opt, n, blocks_per_sm); /* 0, 0 in a plain run */
+        /* Kernel only: the input copied to the GPU once, then the kernel timed alone. */
+        require_gpu_memory(stage, in->size);
+        unsigned char *dev_buffer;
+        HANDLE_ERROR(cudaMalloc((void **)&dev_buffer, in->size ? in->size : 1));
+        HANDLE_ERROR(cudaMemcpy(dev_buffer, in->buffer, in->size, cudaMemcpyHostToDevice));
+        t.kernel_ms = time_kernel_only(opt, in, dev_buffer, launch, launch_histo, &wait.kernel,
+                                       BINS, s->kernel_histos[n]);
+        HANDLE_ERROR(cudaFree(dev_buffer)); /* so end to end has the memory to itself */
+        /* End to end: copy in, kernel, copy out, every run. */
+        t.total_ms =
+            time_end_to_end(opt, in, launch, launch_histo, &wait.total, BINS, s->histos[n]);
+    }
     t.kernel_ms = check_adjusted_time(stage, opt, n, t.kernel_ms); /* as measured in a plain run */
     snprintf(s->names[n], sizeof s->names[n], "blocks-per-sm-%d", blocks_per_sm);
     s->results[n] = {.impl = s->names[n],
@@ -110,8 +115,11 @@ int main(int argc, char **argv)
         usage_error(&stage, "--blocks, --blocks-per-sm: this program tries every grid itself; "
                             "--threads sets the block size");
     check_refuse_bad_options(&stage, &opt);
-    struct gpu gpu = open_gpu(&stage);
-    struct input in = make_input(&stage, &opt);
+    /* --times T1,...,T7: the seven kernel times given, so nothing runs and no
+     * GPU is needed (README, *Without a GPU*) */
+    bool given = check_times_given(&stage, &opt);
+    struct gpu gpu = given ? check_no_gpu() : open_gpu(&stage);
+    struct input in = given ? check_no_input() : make_input(&stage, &opt);
 
     static struct sweep s; /* static: 14 KiB of bins */
     int book = sweep_grids(&stage, &opt, &gpu, &in, &s);
@@ -120,7 +128,8 @@ int main(int argc, char **argv)
             fail("%s was timed as a median of %d runs, but --reps asks for %d (and the table "
                  "would say %d)",
                  s.names[i], s.reps[i], opt.reps, opt.reps);
-    int status = report_results(&stage, &opt, &in, s.results, s.count);
+    int status = given ? check_print_times(&stage, s.results, s.count)
+                       : report_results(&stage, &opt, &in, s.results, s.count);
 
     /* The answers. With --csv they go to stderr, so that stdout stays one CSV. */
     FILE *answer = opt.csv ? stderr : stdout;

@@ -10,10 +10,17 @@
  *                   MS milliseconds, as a coarse clock would read it, so that
  *                   grids tie
  *   --times T1,...  the 7 grids' kernel-only times read as these (ms), not
- *                   as measured, so that two grids can nearly tie
+ *                   measured, so that two grids can nearly tie: nothing runs
  *
- * block_tuning.cu calls check_refuse_bad_options (in main), check_waits and
- * check_adjusted_time (in time_grid) and check_wait (in launch_histo).
+ * --times also serves a machine without a GPU: with it nothing runs, so main
+ * opens no GPU (check_no_gpu stands in, with one SM: a grid's blocks are its
+ * blocks per SM), makes no input, and prints the times given in place of the
+ * report (check_print_times): the student's sweep and picks run on them.
+ *
+ * block_tuning.cu calls check_refuse_bad_options, check_times_given,
+ * check_no_gpu, check_no_input and check_print_times (in main),
+ * check_times_given, check_waits and check_adjusted_time (in time_grid) and
+ * check_wait (in launch_histo).
  */
 
 #define HANDICAP_CYCLES 10000000LL /* --favour's wait: some milliseconds on any GPU */
@@ -27,8 +34,8 @@ static const struct stage_option check_stage_options[] = {
      "for the check: every kernel-only time rounded up to a whole number of MS milliseconds, "
      "as a coarse clock would read it, so that grids tie"},
     {"--times", "T1,...,T7",
-     "for the check: the 7 grids' kernel-only times read as these (ms), not as measured, so "
-     "that two grids can nearly tie"},
+     "the 7 grids' kernel-only times read as these (ms): nothing runs, no GPU is needed (for "
+     "the check, or a recorded sweep: README)"},
     {NULL, NULL, NULL}};
 
 /* One thread that waits a number of clock cycles. */
@@ -95,7 +102,51 @@ static void check_refuse_bad_options(const struct stage *stage, const struct opt
     double times[SWEEP];
     favoured(stage, opt);
     tick_ms(stage, opt);
-    given_times(stage, opt, times);
+    if (given_times(stage, opt, times) && opt->csv)
+        usage_error(stage, "--times: nothing runs and nothing is verified, so there is no CSV "
+                           "row to print (leave out --csv)");
+}
+
+/* Whether --times was given: then nothing runs. */
+static bool check_times_given(const struct stage *stage, const struct options *opt)
+{
+    double times[SWEEP];
+    return given_times(stage, opt, times);
+}
+
+/* With --times, what main has in place of a GPU: one SM, no kernel run. */
+static struct gpu check_no_gpu(void)
+{
+    struct gpu gpu = {};
+    snprintf(gpu.name, sizeof gpu.name, "none: --times gave the kernel times, nothing ran");
+    gpu.sm_count = 1; /* so a grid's blocks read as its blocks per SM */
+    gpu.max_threads_per_block = 1024;
+    gpu.max_blocks = MOST_BLOCKS_PER_SM;
+    return gpu;
+}
+
+/* With --times, no input: nothing reads it. */
+static struct input check_no_input(void)
+{
+    struct input in = {};
+    in.name = "none";
+    return in;
+}
+
+/* With --times, in place of the report: the times given, one row per grid as
+ * timed (nothing ran, so nothing is verified). Returns EXIT_OK. */
+static int check_print_times(const struct stage *stage, const struct result *r, int count)
+{
+    printf("%s: %s\n", stage->dir, stage->summary);
+    printf("device:     %s\n", check_no_gpu().name);
+    printf("launch:     blocks per SM x threads per block\n\n");
+    printf("%-16s %-10s %10s\n", "impl", "launch", "kernel ms");
+    for (int i = 0; i < count; i++) {
+        char launch[32];
+        snprintf(launch, sizeof launch, "%ldx%d", r[i].blocks, r[i].threads);
+        printf("%-16s %-10s %10.4f\n", r[i].impl, launch, r[i].kernel_ms);
+    }
+    return EXIT_OK;
 }
 
 /* The cycles each kind of run waits after the kernel, for the n-th grid

@@ -10,7 +10,9 @@
  * kernel-only runs (twice as long on every other grid, so that the times rise
  * and fall) and N alone wait in its end-to-end runs, so that a best that was
  * not measured, not the smallest, not looked for in every row, or read from
- * the end-to-end times shows.
+ * the end-to-end times shows. And --times T1,...,T7 gives the seven kernel
+ * times outright: nothing runs, so the groups that use only --times (the
+ * sweep's order, the best, the pick) run on a machine without a GPU too.
  */
 #include "stage_checks.h"
 
@@ -119,8 +121,9 @@ static void read_pick(const char *text, struct pick *p)
                   fields, line);
 }
 
-/* The answer lines of the last run_sweep (its stderr, as --csv puts them). */
-static char last_answer[4096];
+/* The answer lines of the last run_sweep (its stderr, as --csv puts them) or
+ * run_times (its stdout). */
+static char last_answer[8192];
 
 /* Runs a sweep with --reps 3 --csv and reads its rows and its best line. */
 static int run_sweep(const char *sweep, char *args, size_t args_size, struct row rows[GRIDS + 1],
@@ -161,6 +164,63 @@ static void check_rows(const char *args, const struct row rows[], int count)
                       impl, rows[i].kernel_ms);
         ck_assert_msg(rows[i].verified, "%s: expected %s verified, got 'no'", args, impl);
     }
+}
+
+/* Runs the program with --times, which runs nothing and needs no GPU, and
+ * reads its table (between the "impl" header and the best: line) and its
+ * best: line. The table: 7 rows in the order 1, 2, 4, ... 64 blocks per SM
+ * (one SM stands in for the GPU: blocks are blocks per SM), one block size,
+ * each row's time the one given for its place, as printed (4 decimals). */
+static int run_times(const char *times_args, struct row rows[GRIDS + 1], struct best *b)
+{
+    struct stage_output o;
+    run_stage(times_args, &o);
+    ck_assert_msg(o.exit_status == 0, "%s: expected exit 0, got %s; stderr: %s", times_args,
+                  exit_meaning(&o), o.err);
+    snprintf(last_answer, sizeof last_answer, "%s", o.out);
+    char *line = strstr(o.out, "\nimpl ");
+    ck_assert_msg(line != NULL, "%s: no table (a line 'impl ...') in: %s", times_args, o.out);
+    int count = 0;
+    for (line = strchr(line + 1, '\n'); line && strncmp(line + 1, "best:", 5) != 0;
+         line = strchr(line + 1, '\n')) {
+        if (line[1] == '\0')
+            break;
+        ck_assert_msg(count < GRIDS + 1, "%s: more than %d rows", times_args, GRIDS + 1);
+        struct row *r = &rows[count++];
+        int fields =
+            sscanf(line + 1, "%63s %ldx%d %lf", r->impl, &r->blocks, &r->threads, &r->kernel_ms);
+        ck_assert_msg(fields == 4, "%s: expected a row 'IMPL BxT MS', got: %.200s", times_args,
+                      line + 1);
+        r->reps = 0;
+        r->verified = false;
+    }
+    ck_assert_msg(count == GRIDS, "%s: expected %d rows, one per grid, got %d: %s", times_args,
+                  GRIDS, count, o.out);
+    const char *given = strstr(times_args, "--times ") + strlen("--times ");
+    const char *threads = strstr(times_args, "--threads ");
+    int want_threads = threads ? atoi(threads + strlen("--threads ")) : 256; /* --help's */
+    for (int i = 0; i < GRIDS; i++) {
+        char impl[64], text[64];
+        snprintf(impl, sizeof impl, "blocks-per-sm-%d", 1 << i);
+        ck_assert_msg(strcmp(rows[i].impl, impl) == 0, "%s: expected row %d to be %s, got %s",
+                      times_args, i, impl, rows[i].impl);
+        ck_assert_msg(rows[i].blocks == rows[0].blocks << i,
+                      "%s: expected %s to have %d x %ld blocks, got %ld", times_args, impl, 1 << i,
+                      rows[0].blocks, rows[i].blocks);
+        ck_assert_msg(rows[i].threads == want_threads,
+                      "%s: expected every grid to have %d threads per block (%s), %s has %d",
+                      times_args, want_threads, threads ? "--threads" : "the default", impl,
+                      rows[i].threads);
+        char *end;
+        snprintf(text, sizeof text, "%.4f", strtod(given, &end)); /* the n-th time, printed */
+        given = end + 1;
+        ck_assert_msg(rows[i].kernel_ms == strtod(text, NULL),
+                      "%s: expected %s to read the %d-th time given, %s ms, got %.4f ms",
+                      times_args, impl, i + 1, text, rows[i].kernel_ms);
+    }
+    if (b)
+        read_best(o.out, b);
+    return count;
 }
 
 /* The best line names the row with the smallest kernel time (a tie at 4
@@ -208,6 +268,24 @@ static const char *const sweeps[] = {
     "--size 4M --data skewed --threads 33",      /* a block size that is not a power of two */
 };
 #define SWEEPS ((int)(sizeof sweeps / sizeof sweeps[0]))
+
+/* The sweep with --times, which needs no GPU: seven rows in order, each
+ * reading its own time, of the block size asked for (run_times checks them),
+ * and the best: line's book time the 2-blocks-per-SM row's. Falling times,
+ * then rising ones, so that the book's row is at neither end of either. */
+static const char *const in_order[] = {"--times 7,6,5,4,3,2,1",
+                                       "--threads 64 --times 1,2,3,4,5,6,7"};
+#define IN_ORDER ((int)(sizeof in_order / sizeof in_order[0]))
+
+START_TEST(test_times_seven_grids_in_order)
+{
+    const char *args = in_order[_i];
+    struct row rows[GRIDS + 1];
+    struct best b;
+    int count = run_times(args, rows, &b);
+    check_best(args, rows, count, &b);
+}
+END_TEST
 
 START_TEST(test_times_seven_grids_each_verified)
 {
@@ -289,20 +367,19 @@ END_TEST
  * blocks-per-sm-2 (10.00001 < 10.00004); a rule that compares the times
  * rounded to the 4 printed decimals sees a tie and keeps blocks-per-sm-1. */
 static const char *const near_ties[][2] = {
-    {"--size 1M --times 1,0.995,2,2,2,2,2", "0.995 ms"},
-    {"--size 1M --times 10,9.999,20,20,20,20,20", "9.999 ms"},
-    {"--size 1M --times 10,9.9999,20,20,20,20,20", "9.9999 ms"},
-    {"--size 1M --times 10.00004,10.00001,20,20,20,20,20",
+    {"--times 1,0.995,2,2,2,2,2", "0.995 ms"},
+    {"--times 10,9.999,20,20,20,20,20", "9.999 ms"},
+    {"--times 10,9.9999,20,20,20,20,20", "9.9999 ms"},
+    {"--times 10.00004,10.00001,20,20,20,20,20",
      "10.00001 ms (blocks-per-sm-1: 10.00004 ms, both printed as 10.0000)"}};
 #define NEAR_TIES ((int)(sizeof near_ties / sizeof near_ties[0]))
 
 START_TEST(test_a_near_tie_goes_to_the_faster_grid)
 {
-    char args[256];
+    const char *args = near_ties[_i][0];
     struct row rows[GRIDS + 1];
     struct best b;
-    int count = run_sweep(near_ties[_i][0], args, sizeof args, rows, &b);
-    check_rows(args, rows, count);
+    int count = run_times(args, rows, &b);
     ck_assert_msg(strcmp(b.impl, "blocks-per-sm-2") == 0,
                   "%s: blocks-per-sm-2 read %s, less than blocks-per-sm-1, so expected the best "
                   "to be blocks-per-sm-2 (the fastest, by any margin), got %s",
@@ -320,19 +397,18 @@ END_TEST
  * 10.0000, so check_best takes any of them; the best must be blocks-per-sm-2,
  * the fastest by the times given. */
 static const char *const float_ties[][2] = {
-    {"--size 1M --times 10.0000001,10.00000005,20,20,20,20,20",
+    {"--times 10.0000001,10.00000005,20,20,20,20,20",
      "10.00000005 ms, less than blocks-per-sm-1's 10.0000001 ms"},
-    {"--size 1M --times 20,9.9999999,9.99999995,20,20,20,20",
+    {"--times 20,9.9999999,9.99999995,20,20,20,20",
      "9.9999999 ms, less than blocks-per-sm-4's 9.99999995 ms"}};
 #define FLOAT_TIES ((int)(sizeof float_ties / sizeof float_ties[0]))
 
 START_TEST(test_a_tie_closer_than_a_float_goes_to_the_faster_grid)
 {
-    char args[256];
+    const char *args = float_ties[_i][0];
     struct row rows[GRIDS + 1];
     struct best b;
-    int count = run_sweep(float_ties[_i][0], args, sizeof args, rows, &b);
-    check_rows(args, rows, count);
+    int count = run_times(args, rows, &b);
     ck_assert_msg(strcmp(b.impl, "blocks-per-sm-2") == 0,
                   "%s: blocks-per-sm-2 read %s, so expected the best to be blocks-per-sm-2 (the "
                   "fastest, by any margin: keep the times as the double they are), got %s",
@@ -348,11 +424,10 @@ END_TEST
  * (3 ms), one that stops at the first rise too. */
 START_TEST(test_a_later_dip_is_the_best)
 {
-    char args[256];
+    const char *args = "--times 4,3,5,6,7,2,8";
     struct row rows[GRIDS + 1];
     struct best b;
-    int count = run_sweep("--size 1M --times 4,3,5,6,7,2,8", args, sizeof args, rows, &b);
-    check_rows(args, rows, count);
+    int count = run_times(args, rows, &b);
     ck_assert_msg(strcmp(b.impl, "blocks-per-sm-32") == 0,
                   "%s: the times rose twice after blocks-per-sm-2 (3 ms), then blocks-per-sm-32 "
                   "read 2 ms, the least of all seven, so expected the best to be blocks-per-sm-32, "
@@ -370,18 +445,17 @@ END_TEST
  * "slower than any grid", one second (1000 ms) or one (as if the times were
  * seconds), is never beaten here: a fastest that keeps the first grid unless
  * a time beats it names blocks-per-sm-1. */
-static const char *const slow_times[] = {"--size 1M --times 4000,3000,5000,6000,7000,2000,8000",
-                                         "--size 1M --times 40000000,30000000,50000000,60000000,"
+static const char *const slow_times[] = {"--times 4000,3000,5000,6000,7000,2000,8000",
+                                         "--times 40000000,30000000,50000000,60000000,"
                                          "70000000,20000000,80000000"};
 #define SLOW_TIMES ((int)(sizeof slow_times / sizeof slow_times[0]))
 
 START_TEST(test_a_best_of_seconds_is_the_fastest_too)
 {
-    char args[256];
+    const char *args = slow_times[_i];
     struct row rows[GRIDS + 1];
     struct best b;
-    int count = run_sweep(slow_times[_i], args, sizeof args, rows, &b);
-    check_rows(args, rows, count);
+    int count = run_times(args, rows, &b);
     ck_assert_msg(strcmp(b.impl, "blocks-per-sm-32") == 0,
                   "%s: every grid took a second or more (the times are milliseconds), and "
                   "blocks-per-sm-32 the least of all seven, so expected the best to be "
@@ -433,38 +507,37 @@ static void check_pick(const char *args, const struct row rows[], int count, con
  * 1.05 x 20 is 21 however the product is written in double. */
 static const char *const pick_times[][3] = {
     /* The fastest at 16 per SM (20); 4 per SM within 5% (20.5), 8 not (25). */
-    {"--size 1M --times 40,30,20.5,25,20,21.5,22", "blocks-per-sm-4",
+    {"--times 40,30,20.5,25,20,21.5,22", "blocks-per-sm-4",
      "the fastest is blocks-per-sm-16 (20 ms); blocks-per-sm-4 (20.5 ms) is within 5% of it and "
      "the smallest such grid, though blocks-per-sm-8 (25 ms) between them is not"},
     /* The border: 21 is exactly 1.05 x 20, so within. */
-    {"--size 1M --times 40,30,21,25,20,22,23", "blocks-per-sm-4",
+    {"--times 40,30,21,25,20,22,23", "blocks-per-sm-4",
      "blocks-per-sm-4 reads 21 ms, exactly 1.05 x the best's 20 ms: at most 1.05 times is within "
      "5%"},
     /* Just past the border: 21.0001 is more than 1.05 x 20. */
-    {"--size 1M --times 40,30,21.0001,25,20,22,23", "blocks-per-sm-16",
+    {"--times 40,30,21.0001,25,20,22,23", "blocks-per-sm-16",
      "blocks-per-sm-4 reads 21.0001 ms, more than 1.05 x the best's 20 ms = 21 ms, and no other "
      "grid is within 5%, so the pick is the best itself"},
     /* None but the fastest within 5%. */
-    {"--size 1M --times 40,30,25,22,21.5,20,23", "blocks-per-sm-32",
+    {"--times 40,30,25,22,21.5,20,23", "blocks-per-sm-32",
      "only the best, blocks-per-sm-32 (20 ms), is within 5% of itself (at most 21 ms)"},
     /* A smaller grid within 5% that is slower than a larger one also within. */
-    {"--size 1M --times 40,20.5,20.9,20,25,30,30", "blocks-per-sm-2",
+    {"--times 40,20.5,20.9,20,25,30,30", "blocks-per-sm-2",
      "blocks-per-sm-2 (20.5 ms) and blocks-per-sm-4 (20.9 ms, slower) are both within 5% of the "
      "best's 20 ms; the smaller grid is the pick, not the faster"},
     /* The first row is the pick. */
-    {"--size 1M --times 20.2,25,25,25,25,25,20", "blocks-per-sm-1",
+    {"--times 20.2,25,25,25,25,25,20", "blocks-per-sm-1",
      "blocks-per-sm-1 (20.2 ms) is within 5% of the best, blocks-per-sm-64 (20 ms)"},
 };
 #define PICK_TIMES ((int)(sizeof pick_times / sizeof pick_times[0]))
 
 START_TEST(test_the_pick_is_the_smallest_grid_within_5pct)
 {
-    char args[256];
+    const char *args = pick_times[_i][0];
     struct row rows[GRIDS + 1];
     struct best b;
     struct pick p;
-    int count = run_sweep(pick_times[_i][0], args, sizeof args, rows, &b);
-    check_rows(args, rows, count);
+    int count = run_times(args, rows, &b);
     check_best(args, rows, count, &b);
     read_pick(last_answer, &p);
     ck_assert_msg(strcmp(p.impl, pick_times[_i][1]) == 0,
@@ -562,21 +635,22 @@ END_TEST
 /* Winners the other tests never name: 8 blocks per SM (row 3) alone
  * fastest; a tie of six rows after a slower first one, which goes to the
  * first of the six, 2 blocks per SM; and a tie of the last four, which goes
- * to 8. */
+ * to 8. Then times that rise and fall, as --favour 16 makes them on a GPU:
+ * a best that only beats the row before it names 64. */
 static const char *const edge_times[][2] = {
-    {"--size 1M --times 5,5,5,1,5,5,5", "blocks-per-sm-8"},
-    {"--size 1M --times 3,2,2,2,2,2,2", "blocks-per-sm-2"},
-    {"--size 1M --times 2,2,2,1,1,1,1", "blocks-per-sm-8"},
+    {"--times 5,5,5,1,5,5,5", "blocks-per-sm-8"},
+    {"--times 3,2,2,2,2,2,2", "blocks-per-sm-2"},
+    {"--times 2,2,2,1,1,1,1", "blocks-per-sm-8"},
+    {"--times 2,3,2,3,1,3,2", "blocks-per-sm-16"}, /* --favour 16's shape: up, down, ... */
 };
 #define EDGE_TIMES ((int)(sizeof edge_times / sizeof edge_times[0]))
 
 START_TEST(test_edge_every_row_can_win_and_ties_go_to_the_smaller)
 {
-    char args[256];
+    const char *args = edge_times[_i][0];
     struct row rows[GRIDS + 1];
     struct best b;
-    int count = run_sweep(edge_times[_i][0], args, sizeof args, rows, &b);
-    check_rows(args, rows, count);
+    int count = run_times(args, rows, &b);
     ck_assert_msg(strcmp(b.impl, edge_times[_i][1]) == 0,
                   "%s: expected the best to be %s (the least time, and on a tie the smaller "
                   "grid), got %s",
@@ -668,6 +742,7 @@ static const struct {
     {"--times 1,1,1,1,1,1,0", "--times"},
     {"--times 1,1,1,1,1,1,1,1", "--times"},
     {"--times 1,1,x,1,1,1,1", "--times"},
+    {"--times 1,1,1,1,1,1,1 --csv", "--times"}, /* nothing runs: no CSV row to print */
     {"--csv=yes", "--csv"},
 };
 #define REFUSALS ((int)(sizeof refusals / sizeof refusals[0]))
@@ -690,9 +765,43 @@ int main(int argc, char **argv)
     tcase_add_test(refused, test_grid_options_are_usage_errors);
     add_tcase(suite, refused, 1); /* refused before the GPU is opened: runs anywhere */
 
+    /* --times runs nothing, so the groups that read it run anywhere: on a
+     * machine without a GPU they are the only ones that do (README). */
+    TCase *order = exercise_tcase("seven grids in order, the book's row found (read from --times, "
+                                  "no GPU needed)",
+                                  1);
+    tcase_add_loop_test(order, test_times_seven_grids_in_order, 0, IN_ORDER);
+    add_tcase(suite, order, IN_ORDER);
+
     TCase *table = exercise_tcase("seven grids, 1 to 64 blocks per SM, each a verified median", 1);
     tcase_add_loop_test(table, test_times_seven_grids_each_verified, 0, SWEEPS);
     add_if_runnable(suite, table, SWEEPS);
+
+    TCase *given = exercise_tcase("the best is the fastest of the times given (--times, no GPU "
+                                  "needed)",
+                                  3);
+    tcase_add_loop_test(given, test_a_near_tie_goes_to_the_faster_grid, 0, NEAR_TIES);
+    tcase_add_test(given, test_a_later_dip_is_the_best);
+    tcase_add_loop_test(given, test_a_best_of_seconds_is_the_fastest_too, 0, SLOW_TIMES);
+    add_tcase(suite, given, NEAR_TIES + 1 + SLOW_TIMES);
+
+    TCase *float_tie = exercise_tcase("a near tie closer than a float's precision goes to the "
+                                      "faster grid",
+                                      3);
+    tcase_add_loop_test(float_tie, test_a_tie_closer_than_a_float_goes_to_the_faster_grid, 0,
+                        FLOAT_TIES);
+    add_tcase(suite, float_tie, FLOAT_TIES);
+
+    TCase *pick = exercise_tcase("the pick: the smallest grid within 5% of the fastest", 4);
+    tcase_add_loop_test(pick, test_the_pick_is_the_smallest_grid_within_5pct, 0, PICK_TIMES);
+    add_tcase(suite, pick, PICK_TIMES);
+
+    TCase *edge_given = exercise_tcase("edge: every row can win, ties after the first row (read "
+                                       "from --times)",
+                                       3);
+    tcase_add_loop_test(edge_given, test_edge_every_row_can_win_and_ties_go_to_the_smaller, 0,
+                        EDGE_TIMES);
+    add_tcase(suite, edge_given, EDGE_TIMES);
 
     TCase *best = exercise_tcase("the best is the fastest row of the table, against the book's "
                                  "row",
@@ -700,22 +809,12 @@ int main(int argc, char **argv)
     tcase_add_loop_test(best, test_the_best_is_the_fastest_row, 0, SWEEPS);
     tcase_add_loop_test(best, test_the_best_follows_the_measurements, 0, FAVOURED);
     tcase_add_test(best, test_a_tie_goes_to_the_smaller_grid);
-    tcase_add_loop_test(best, test_a_near_tie_goes_to_the_faster_grid, 0, NEAR_TIES);
-    tcase_add_test(best, test_a_later_dip_is_the_best);
-    tcase_add_loop_test(best, test_a_best_of_seconds_is_the_fastest_too, 0, SLOW_TIMES);
-    add_if_runnable(suite, best, SWEEPS + FAVOURED + 1 + NEAR_TIES + 1 + SLOW_TIMES);
+    add_if_runnable(suite, best, SWEEPS + FAVOURED + 1);
 
-    TCase *float_tie = exercise_tcase("a near tie closer than a float's precision goes to the "
-                                      "faster grid",
-                                      3);
-    tcase_add_loop_test(float_tie, test_a_tie_closer_than_a_float_goes_to_the_faster_grid, 0,
-                        FLOAT_TIES);
-    add_if_runnable(suite, float_tie, FLOAT_TIES);
-
-    TCase *pick = exercise_tcase("the pick: the smallest grid within 5% of the fastest", 4);
-    tcase_add_loop_test(pick, test_the_pick_is_the_smallest_grid_within_5pct, 0, PICK_TIMES);
-    tcase_add_loop_test(pick, test_the_pick_follows_the_kernel_times, 0, PICK_SWEEPS);
-    add_if_runnable(suite, pick, PICK_TIMES + PICK_SWEEPS);
+    TCase *measured =
+        exercise_tcase("the pick follows the measured kernel times, not end to end", 4);
+    tcase_add_loop_test(measured, test_the_pick_follows_the_kernel_times, 0, PICK_SWEEPS);
+    add_if_runnable(suite, measured, PICK_SWEEPS);
 
     TCase *report = exercise_tcase("the report, and every grid on every size and kind", 1);
     tcase_add_test(report, test_the_report_ends_with_the_best);
@@ -732,13 +831,11 @@ int main(int argc, char **argv)
     tcase_add_loop_test(refused_edge, test_edge_each_option_refuses_a_bad_value, 0, REFUSALS);
     add_tcase(suite, refused_edge, REFUSALS); /* refused before the GPU is opened */
 
-    TCase *edge = exercise_tcase("edge: every row can win, ties after the first row, blocks of "
-                                 "one thread and one warp, the defaults with no options",
+    TCase *edge = exercise_tcase("edge: blocks of one thread and one warp, the defaults with no "
+                                 "options",
                                  3);
-    tcase_add_loop_test(edge, test_edge_every_row_can_win_and_ties_go_to_the_smaller, 0,
-                        EDGE_TIMES);
     tcase_add_loop_test(edge, test_edge_blocks_of_one_thread_and_one_warp, 0, EDGE_THREADS);
     tcase_add_test(edge, test_edge_defaults_with_no_options);
-    add_if_runnable(suite, edge, EDGE_TIMES + EDGE_THREADS + 1);
+    add_if_runnable(suite, edge, EDGE_THREADS + 1);
     return run_exercise(suite);
 }
