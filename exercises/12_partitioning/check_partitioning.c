@@ -7,7 +7,9 @@
  * another in item order and cover every byte once, and none is longer than a
  * fair share. The check's own host also calls both walks from one work-item,
  * for items and sizes unlike its launch: a walk follows its arguments. Then
- * both histograms match the CPU's on every size and launch.
+ * both histograms match the CPU's on every size and launch, and
+ * --show-sectors's counts of the 32-byte sectors a warp would load match the
+ * check's own, from the same walks.
  * The given kernel is watched under Oclgrind: no race on small launches, its
  * loop right near 4 GiB and its merge shared by the work-group, both seen
  * from a host of the check's own (check_partitioning_quick.c). Without any
@@ -553,6 +555,148 @@ START_TEST(test_times_both_walks_side_by_side)
 }
 END_TEST
 
+/* ------------------------------------------------ the sector view -- */
+
+/* --show-sectors prints, for each walk, what a GPU's loads would fetch: a
+ * warp is 32 work-items in a row of one work-group, at each step each reads
+ * one byte, and a load fetches the 32-byte sectors holding them. The check
+ * counts them itself, by a plainer method than the program's (each lane
+ * against every other), from the walks' definitions: the interleaved walk
+ * {t, T, size}, the contiguous one your slices as --show-walks prints them,
+ * held to the slice rules first. The grids: 1552-byte slices, as at chapter
+ * 03's launch on the H100, where the odd items start 16 bytes into a sector
+ * (new sectors in bunches of 16); a size with a remainder; work-groups of 48
+ * (warps of 32 and 16: none spans two work-groups); 100 bytes on 64 items
+ * (warp 0 takes fewer steps than all warps together); fewer bytes than a
+ * warp; none. */
+static const struct grid sector_grids[] = {{1589248, 4, 256}, {1000003, 3, 64}, {100000, 2, 48},
+                                           {100, 1, 64},      {10, 1, 4},       {0, 1, 4}};
+#define SECTOR_GRIDS ((int)(sizeof sector_grids / sizeof sector_grids[0]))
+#define SHOWN_STEPS  48 /* warp 0's first steps, which the program prints */
+
+struct sector_count {
+    uint64_t steps, touched, fresh, entering, shown, warp0[SHOWN_STEPS];
+};
+
+static void count_sectors(uint64_t (*walk)[3], uint64_t items, uint64_t threads,
+                          struct sector_count *c)
+{
+    memset(c, 0, sizeof *c);
+    uint64_t lanes;
+    for (uint64_t w = 0; w < items; w += lanes) {
+        lanes = threads - w % threads < 32 ? threads - w % threads : 32;
+        uint64_t before[32], now[32];
+        int had = 0;
+        for (uint64_t s = 0;; s++) {
+            int n = 0;
+            for (uint64_t l = 0; l < lanes; l++) {
+                uint64_t first = walk[w + l][0], step = walk[w + l][1], end = walk[w + l][2];
+                if (first >= end || s > (end - first - 1) / step)
+                    continue; /* lane l has read all its bytes */
+                uint64_t sector = (first + s * step) / 32;
+                bool seen = false;
+                for (int k = 0; k < n; k++)
+                    seen |= now[k] == sector;
+                if (!seen)
+                    now[n++] = sector;
+            }
+            if (n == 0)
+                break; /* no lane reads at this step, nor at any later one */
+            int fresh = 0;
+            for (int k = 0; k < n; k++) {
+                bool old = false;
+                for (int j = 0; j < had; j++)
+                    old |= before[j] == now[k];
+                fresh += !old;
+            }
+            c->steps++, c->touched += (uint64_t)n, c->fresh += (uint64_t)fresh;
+            c->entering += fresh > 0;
+            if (w == 0 && s < SHOWN_STEPS)
+                c->warp0[c->shown++] = (uint64_t)fresh;
+            memcpy(before, now, (size_t)n * sizeof *now);
+            had = n;
+        }
+    }
+}
+
+static double ratio(uint64_t count, uint64_t of)
+{
+    return of ? (double)count / (double)of : 0;
+}
+
+START_TEST(test_show_sectors_counts_what_a_warp_loads)
+{
+    const struct grid *g = &sector_grids[_i / 2];
+    const int contiguous = _i % 2;
+    const char *name = contiguous ? "contiguous" : "interleaved";
+    uint64_t size = g->size, threads = (uint64_t)g->threads;
+    uint64_t items = (uint64_t)g->blocks * threads;
+    char args[160];
+    snprintf(args, sizeof args, "--show-sectors --size %" PRIu64 " --blocks %d --threads %d", size,
+             g->blocks, g->threads);
+    struct walks w;
+    if (contiguous) {
+        read_walks(size, items, "contiguous", &w);
+        ck_assert_msg(w.exit_status == 0 && w.items == items,
+                      "./partitioning --show-walks %" PRIu64 "/%" PRIu64 ": exit %d and %" PRIu64
+                      " contiguous walks, expected exit 0 and %" PRIu64,
+                      size, items, w.exit_status, w.items, items);
+        char where[160];
+        snprintf(where, sizeof where, "./partitioning --show-walks %" PRIu64 "/%" PRIu64, size,
+                 items);
+        check_contiguous_walks(where, size, items, w.walk);
+    } else {
+        w.walk = calloc(items, sizeof *w.walk);
+        ck_assert(w.walk != NULL);
+        for (uint64_t t = 0; t < items; t++)
+            w.walk[t][0] = t, w.walk[t][1] = items, w.walk[t][2] = size;
+    }
+    struct sector_count c;
+    count_sectors(w.walk, items, threads, &c);
+    free(w.walk);
+    /* What the program must print for this walk, line after line. */
+    char expected[6][512];
+    snprintf(expected[0], sizeof expected[0],
+             "sectors %s: %" PRIu64 " byte%s, %d work-group%s x %d work-item%s", name, size,
+             size == 1 ? "" : "s", g->blocks, g->blocks == 1 ? "" : "s", g->threads,
+             g->threads == 1 ? "" : "s");
+    snprintf(expected[1], sizeof expected[1], "  warp steps           %" PRIu64, c.steps);
+    snprintf(expected[2], sizeof expected[2], "  sectors touched      %" PRIu64 ", %.2f a step",
+             c.touched, ratio(c.touched, c.steps));
+    snprintf(expected[3], sizeof expected[3], "  new sectors          %" PRIu64 ", %.2f a step",
+             c.fresh, ratio(c.fresh, c.steps));
+    snprintf(expected[4], sizeof expected[4],
+             "  steps with new ones  %" PRIu64 ", %.1f%% of the steps, %.2f new sectors each",
+             c.entering, 100 * ratio(c.entering, c.steps), ratio(c.fresh, c.entering));
+    int used = snprintf(expected[5], sizeof expected[5],
+                        "  warp 0, new sectors at its first %" PRIu64 " steps:", c.shown);
+    for (uint64_t s = 0; s < c.shown; s++)
+        used += snprintf(expected[5] + used, sizeof expected[5] - (size_t)used, " %" PRIu64,
+                         c.warp0[s]);
+    struct stage_output o;
+    run_stage(args, &o);
+    ck_assert_msg(o.exit_status == 0, "./partitioning %s: %s (expected exit 0), stderr: %s", args,
+                  exit_meaning(&o), o.err);
+    char header[64];
+    snprintf(header, sizeof header, "\nsectors %s:", name);
+    const char *at = strstr(o.out, header);
+    ck_assert_msg(at != NULL, "./partitioning %s: no line 'sectors %s: ...'; got:\n%s", args, name,
+                  o.out);
+    at++;
+    for (int k = 0; k < 6; k++) {
+        size_t length = strcspn(at, "\n");
+        ck_assert_msg(length == strlen(expected[k]) && strncmp(at, expected[k], length) == 0,
+                      "./partitioning %s: %s, line %d of its sector counts reads\n'%.*s', "
+                      "expected\n'%s'\n(the check's own count of the distinct 32-byte sectors "
+                      "each warp of 32 work-items of a work-group touches at each step, and of "
+                      "those its step before did not touch, from the %s walk%s)",
+                      args, name, k + 1, (int)length, at, expected[k], name,
+                      contiguous ? "'s slices that --show-walks prints" : ": {t, T, size}");
+        at += length + (at[length] == '\n');
+    }
+}
+END_TEST
+
 /* ---------------------------------- the given kernel, under Oclgrind -- */
 
 /* The kernels below the walks are given, and must stay right on any device,
@@ -701,7 +845,8 @@ END_TEST
  * of what --help gives (exit 2), each with a first line of stderr that names
  * the option: --show-walks takes S/T with S below 2^63 and T from 1 to
  * 65536, --show-pattern a --size of 4096 or less and at most 1024
- * work-items, --variant one of its three names. */
+ * work-items, --show-sectors at most 4194304 work-items (it keeps every
+ * item's walk), --variant one of its three names. */
 static const char *const refused[][2] = {
     {"--show-walks 10/0", "--show-walks"},
     {"--show-walks 10/65537", "--show-walks"},
@@ -711,6 +856,7 @@ static const char *const refused[][2] = {
     {"--show-pattern --size 4097", "--show-pattern"},
     {"--show-pattern", "--show-pattern"},
     {"--show-pattern --size 100 --blocks 5 --threads 256", "--show-pattern"},
+    {"--show-sectors --blocks 16385 --threads 256", "--show-sectors"},
     {"--variant strided", "--variant"}};
 #define REFUSED ((int)(sizeof refused / sizeof refused[0]))
 
@@ -837,6 +983,11 @@ int main(int argc, char **argv)
     tcase_set_timeout(sizes_tc, 120);
     tcase_add_loop_test(sizes_tc, test_every_launch_matches_reference, 0, LAUNCHES * 2);
     add_if_runnable(suite, sizes_tc, LAUNCHES * 2);
+
+    TCase *sectors = exercise_tcase("the sector view: what a warp's loads fetch, each walk", 0);
+    tcase_set_timeout(sectors, 60);
+    tcase_add_loop_test(sectors, test_show_sectors_counts_what_a_warp_loads, 0, 2 * SECTOR_GRIDS);
+    add_if_runnable(suite, sectors, 2 * SECTOR_GRIDS);
 
     TCase *races = exercise_tcase("the given kernel: no races, under Oclgrind", 0);
     tcase_set_timeout(races, 300);

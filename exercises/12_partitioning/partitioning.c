@@ -5,12 +5,14 @@
  * and contiguous slices (item t reads one unbroken run). The program checks
  * both against the CPU and then times both on the device. This host program
  * is complete; --show-pattern prints which byte each item reads at each step,
- * --show-walks each item's first, step and end at any size.
+ * --show-walks each item's first, step and end at any size, --show-sectors
+ * the 32-byte sectors a GPU's warp would load at each step of each walk.
  *
  *   ./partitioning                                     both walks, side by side
  *   ./partitioning --variant contiguous --print-bins   one walk and its bins
  *   ./partitioning --show-pattern --size 10 --blocks 1 --threads 4
  *   ./partitioning --show-walks 16777217/3             3 items' walks over 2^24 + 1 bytes
+ *   ./partitioning --show-sectors --blocks 264 --threads 256   chapter 03's table of sectors
  */
 #include <CL/cl.h>
 
@@ -27,7 +29,11 @@ static const char *const walk_names[WALKS] = {"interleaved", "contiguous"};
 static const char *const kernel_names[WALKS] = {"histo_interleaved", "histo_contiguous"};
 #define MAX_PATTERN_BYTES 4096 /* --show-pattern prints every read: keep it small */
 #define MAX_PATTERN_ITEMS 1024
-#define MAX_WALK_ITEMS    65536 /* --show-walks prints a line per item */
+#define MAX_WALK_ITEMS    65536   /* --show-walks prints a line per item */
+#define MAX_SECTOR_ITEMS  4194304 /* --show-sectors keeps every item's walk */
+#define WARP              32      /* work-items a GPU runs as one (NVIDIA's warp) */
+#define SECTOR            32      /* bytes a GPU's load fetches together (chapter 03) */
+#define SHOWN_STEPS       48      /* --show-sectors prints warp 0's first steps */
 
 struct cl_run {
     const struct opencl *cl;
@@ -139,6 +145,22 @@ static void show_patterns(const struct stage *stage, const struct opencl *cl, cl
     free(pattern);
 }
 
+/* Runs the kernel show_walks, one work-item per item: walks[3 t], walks[3 t +
+ * 1] and walks[3 t + 2] are the first, step and end your walk functions give
+ * item t of items over size bytes (contiguous != 0: the contiguous walk). */
+static void read_walks(const struct opencl *cl, cl_kernel kernel, cl_ulong size, cl_ulong items,
+                       cl_uint contiguous, cl_mem dev_walks, cl_ulong *walks)
+{
+    size_t global = (size_t)items;
+    CL_CHECK(clSetKernelArg(kernel, 0, sizeof size, &size));
+    CL_CHECK(clSetKernelArg(kernel, 1, sizeof items, &items));
+    CL_CHECK(clSetKernelArg(kernel, 2, sizeof contiguous, &contiguous));
+    CL_CHECK(clSetKernelArg(kernel, 3, sizeof dev_walks, &dev_walks));
+    CL_CHECK(clEnqueueNDRangeKernel(cl->queue, kernel, 1, NULL, &global, NULL, 0, NULL, NULL));
+    CL_CHECK(clEnqueueReadBuffer(cl->queue, dev_walks, CL_TRUE, 0, 3 * global * sizeof(cl_ulong),
+                                 walks, 0, NULL, NULL));
+}
+
 /* --show-walks S/T: runs show_walks, one work-item per item, and
  * prints each item's walk, "<walk> item t: first F step S end E". No input
  * is made, so S may be any size below 2^63, the sizes the walks promise: the
@@ -169,13 +191,7 @@ static void show_walks(const struct stage *stage, const struct opencl *cl, cl_pr
     printf("walks:      %" PRIu64 " byte%s over %" PRIu64 " work-item%s\n", (uint64_t)size,
            size == 1 ? "" : "s", (uint64_t)items, items == 1 ? "" : "s");
     for (cl_uint contiguous = 0; contiguous < WALKS; contiguous++) {
-        CL_CHECK(clSetKernelArg(kernel, 0, sizeof size, &size));
-        CL_CHECK(clSetKernelArg(kernel, 1, sizeof items, &items));
-        CL_CHECK(clSetKernelArg(kernel, 2, sizeof contiguous, &contiguous));
-        CL_CHECK(clSetKernelArg(kernel, 3, sizeof dev_walks, &dev_walks));
-        CL_CHECK(clEnqueueNDRangeKernel(cl->queue, kernel, 1, NULL, &global, NULL, 0, NULL, NULL));
-        CL_CHECK(
-            clEnqueueReadBuffer(cl->queue, dev_walks, CL_TRUE, 0, bytes, walks, 0, NULL, NULL));
+        read_walks(cl, kernel, size, items, contiguous, dev_walks, walks);
         for (size_t t = 0; t < global; t++)
             printf("%s item %zu: first %" PRIu64 " step %" PRIu64 " end %" PRIu64 "\n",
                    walk_names[contiguous], t, (uint64_t)walks[3 * t], (uint64_t)walks[3 * t + 1],
@@ -186,6 +202,134 @@ static void show_walks(const struct stage *stage, const struct opencl *cl, cl_pr
     free(walks);
 }
 
+/* --show-sectors: what a GPU's loads would fetch for each walk (chapter 03,
+ * "Which thread reads which byte"). A warp is 32 work-items in a row of one
+ * work-group (local ids 0-31, 32-63, ...). At each step of the loop each of
+ * its items reads one byte, and the warp's load fetches the 32-byte sectors
+ * that hold them: how many distinct ones, and how many the warp's step
+ * before did not touch (new ones: on a GPU, a wait for the L2 or DRAM). */
+struct sectors {
+    cl_ulong steps;                  /* warp steps: every warp's, while one of its items reads */
+    cl_ulong touched;                /* distinct sectors, summed over those steps */
+    cl_ulong fresh;                  /* of those, the ones the warp's step before did not touch */
+    cl_ulong entering;               /* steps that touch at least one new sector */
+    cl_ulong shown;                  /* warp 0's steps, up to SHOWN_STEPS */
+    cl_ulong warp0_new[SHOWN_STEPS]; /* warp 0's new sectors, step by step */
+};
+
+/* Sorts the n sectors of one step and keeps each once: returns how many. */
+static int distinct_sectors(cl_ulong *sector, int n)
+{
+    for (int i = 1; i < n; i++) /* insertion sort: a walk gives them nearly in order */
+        for (int j = i; j > 0 && sector[j - 1] > sector[j]; j--) {
+            cl_ulong swap = sector[j];
+            sector[j] = sector[j - 1];
+            sector[j - 1] = swap;
+        }
+    int kept = 0;
+    for (int i = 0; i < n; i++)
+        if (kept == 0 || sector[i] != sector[kept - 1])
+            sector[kept++] = sector[i];
+    return kept;
+}
+
+/* One warp of lanes items, walk[3 l ..] the walk of lane l: adds its steps to c. */
+static void count_warp(const cl_ulong *walk, int lanes, bool warp0, struct sectors *c)
+{
+    cl_ulong steps[WARP], most = 0, sector[WARP], before[WARP];
+    for (int l = 0; l < lanes; l++) { /* how many bytes lane l reads */
+        cl_ulong first = walk[3 * l], step = walk[3 * l + 1], end = walk[3 * l + 2];
+        steps[l] = first < end ? (end - first - 1) / step + 1 : 0;
+        most = steps[l] > most ? steps[l] : most;
+    }
+    int had = 0; /* before[0 .. had - 1]: the sectors of the step before */
+    for (cl_ulong s = 0; s < most; s++) {
+        int n = 0;
+        for (int l = 0; l < lanes; l++)
+            if (s < steps[l]) /* lane l reads byte first + s x step */
+                sector[n++] = (walk[3 * l] + s * walk[3 * l + 1]) / SECTOR;
+        n = distinct_sectors(sector, n);
+        int fresh = 0;
+        for (int i = 0, j = 0; i < n; i++) { /* both sorted: go through them together */
+            while (j < had && before[j] < sector[i])
+                j++;
+            fresh += j == had || before[j] != sector[i];
+        }
+        c->steps++, c->touched += (cl_ulong)n, c->fresh += (cl_ulong)fresh;
+        c->entering += fresh > 0;
+        if (warp0 && s < SHOWN_STEPS)
+            c->warp0_new[c->shown++] = (cl_ulong)fresh;
+        memcpy(before, sector, (size_t)n * sizeof *sector);
+        had = n;
+    }
+}
+
+/* count / of, or 0 where there is nothing to share it by (no steps). */
+static double per(cl_ulong count, cl_ulong of)
+{
+    return of ? (double)count / (double)of : 0;
+}
+
+/* Prints, for each walk on the launch and --size the options give (the launch
+ * of its timed row), the sectors its warps touch, computed from your walks. */
+static void show_sectors(const struct stage *stage, const struct opencl *cl, cl_program program,
+                         const struct options *opt)
+{
+    cl_int err;
+    cl_kernel kernel = clCreateKernel(program, "show_walks", &err);
+    CL_CHECK(err);
+    cl_ulong size = opt->size;
+    for (cl_uint contiguous = 0; contiguous < WALKS; contiguous++) {
+        cl_kernel histo = clCreateKernel(program, kernel_names[contiguous], &err);
+        CL_CHECK(err);
+        struct launch launch = choose_opencl_launch(stage, opt, cl, histo, 2, 256);
+        CL_CHECK(clReleaseKernel(histo));
+        cl_ulong items = (cl_ulong)launch.blocks * (cl_ulong)launch.threads;
+        if (items > MAX_SECTOR_ITEMS)
+            usage_error(stage, "--show-sectors: give at most 4194304 work-items (--blocks x "
+                               "--threads)");
+        if (contiguous == 0)
+            printf("%s: the %d-byte sectors a warp of %d work-items touches at each step\n"
+                   "device:     %s\n",
+                   stage->dir, SECTOR, WARP, cl->name);
+        size_t bytes = 3 * (size_t)items * sizeof(cl_ulong);
+        cl_ulong *walks = malloc(bytes);
+        if (!walks)
+            fail("out of memory for the walks (%zu bytes)", bytes);
+        cl_mem dev_walks = clCreateBuffer(cl->context, CL_MEM_WRITE_ONLY, bytes, NULL, &err);
+        CL_CHECK(err);
+        read_walks(cl, kernel, size, items, contiguous, dev_walks, walks);
+        for (cl_ulong t = 0; t < items; t++)
+            if (walks[3 * t + 1] == 0 && walks[3 * t] < walks[3 * t + 2])
+                fail("--show-sectors: the %s walk of item %" PRIu64 " has step 0: it never ends",
+                     walk_names[contiguous], (uint64_t)t);
+        struct sectors c = {0};
+        for (cl_ulong t = 0; t < items;) { /* warp after warp, none across two work-groups */
+            cl_ulong left = (cl_ulong)launch.threads - t % (cl_ulong)launch.threads;
+            int lanes = left < WARP ? (int)left : WARP;
+            count_warp(walks + 3 * t, lanes, t == 0, &c);
+            t += (cl_ulong)lanes;
+        }
+        printf("sectors %s: %" PRIu64 " byte%s, %ld work-group%s x %d work-item%s\n",
+               walk_names[contiguous], (uint64_t)size, size == 1 ? "" : "s", launch.blocks,
+               launch.blocks == 1 ? "" : "s", launch.threads, launch.threads == 1 ? "" : "s");
+        printf("  warp steps           %" PRIu64 "\n", (uint64_t)c.steps);
+        printf("  sectors touched      %" PRIu64 ", %.2f a step\n", (uint64_t)c.touched,
+               per(c.touched, c.steps));
+        printf("  new sectors          %" PRIu64 ", %.2f a step\n", (uint64_t)c.fresh,
+               per(c.fresh, c.steps));
+        printf("  steps with new ones  %" PRIu64 ", %.1f%% of the steps, %.2f new sectors each\n",
+               (uint64_t)c.entering, 100 * per(c.entering, c.steps), per(c.fresh, c.entering));
+        printf("  warp 0, new sectors at its first %" PRIu64 " steps:", (uint64_t)c.shown);
+        for (cl_ulong s = 0; s < c.shown; s++)
+            printf(" %" PRIu64, (uint64_t)c.warp0_new[s]);
+        putchar('\n');
+        CL_CHECK(clReleaseMemObject(dev_walks));
+        free(walks);
+    }
+    CL_CHECK(clReleaseKernel(kernel));
+}
+
 int main(int argc, char **argv)
 {
     static const char *const variants[] = {"all", "interleaved", "contiguous", NULL};
@@ -193,6 +337,8 @@ int main(int argc, char **argv)
         {"--show-pattern", NULL, "print which byte each work-item reads, for --size 4096 or less"},
         {"--show-walks", "S/T",
          "print the walk (first, step, end) of each of T items over S bytes"},
+        {"--show-sectors", NULL,
+         "count the 32-byte sectors a GPU's warp loads at each step of each walk, at --size"},
         {NULL, NULL, NULL}};
     const struct stage stage = {.dir = "12_partitioning",
                                 .program = "partitioning",
@@ -208,6 +354,12 @@ int main(int argc, char **argv)
     cl_program program = build_program(&cl, "partitioning.cl");
     if (opt.stage_values[1]) { /* --show-walks */
         show_walks(&stage, &cl, program, opt.stage_values[1]);
+        CL_CHECK(clReleaseProgram(program));
+        close_opencl(&cl);
+        return EXIT_OK;
+    }
+    if (opt.stage_values[2]) { /* --show-sectors */
+        show_sectors(&stage, &cl, program, &opt);
         CL_CHECK(clReleaseProgram(program));
         close_opencl(&cl);
         return EXIT_OK;
