@@ -717,14 +717,14 @@ START_TEST(test_undefined_behaviour_sanitizer_reports_nothing)
 }
 END_TEST
 
-/* The default launch is what --help says: one thread per core (at most
- * 1024), timed against one thread. */
-START_TEST(test_default_launch_is_one_thread_per_core)
+/* The default launch is what --help says: one thread per logical CPU online
+ * (at most 1024), timed against one thread. */
+START_TEST(test_default_launch_is_one_thread_per_logical_cpu)
 {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int expected = cores < 1 ? 1 : cores > 1024 ? 1024 : (int)cores;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int expected = cpus < 1 ? 1 : cpus > 1024 ? 1024 : (int)cpus;
     if (expected < 2)
-        return; /* one core: the default is one thread, nothing to tell apart */
+        return; /* one logical CPU: the default is one thread, nothing to tell apart */
     struct stage_output o;
     run_stage("--size 100000 --reps 1", &o);
     ck_assert_msg(o.exit_status == 0, "--size 100000 --reps 1: %s, stderr: %s", exit_meaning(&o),
@@ -733,9 +733,9 @@ START_TEST(test_default_launch_is_one_thread_per_core)
     snprintf(row, sizeof row, "\n%d threads ", expected);
     ck_assert_msg(strstr(o.out, row) != NULL,
                   "--size 100000 --reps 1 (no --threads): expected a row '%d threads ...': with "
-                  "no --threads the program runs one thread per core (this machine has %ld), as "
-                  "--help says; got: %s",
-                  expected, cores, o.out);
+                  "no --threads the program runs one thread per logical CPU online (this machine "
+                  "has %ld, as nproc counts them), as --help says; got: %s",
+                  expected, cpus, o.out);
 }
 END_TEST
 
@@ -779,7 +779,7 @@ int main(int argc, char **argv)
     tcase_set_timeout(right, 120);
     tcase_add_loop_test(right, test_bins_match_reference_for_any_thread_count, 0, COUNTS);
     tcase_add_loop_test(right, test_reports_the_speed_up_over_one_thread, 0, 2);
-    tcase_add_test(right, test_default_launch_is_one_thread_per_core);
+    tcase_add_test(right, test_default_launch_is_one_thread_per_logical_cpu);
     tcase_add_test(right, test_csv_prints_only_csv);
     tcase_add_test(right, test_threads_asked_for_are_the_threads_run);
     add_tcase(suite, right, COUNTS + 5);

@@ -113,11 +113,12 @@ int main(int argc, char **argv)
                                 .program = "cpu_threads",
                                 .summary = "exercise: T threads count one input, against 1 thread",
                                 .help = "--threads T: T threads, timed against 1 thread.",
-                                .launch_default = "one thread per core",
+                                .launch_default = "one thread per logical CPU",
                                 .options = own_options};
     struct options opt = options_or_exit(argc, argv, &stage);
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int threads = opt.threads ? opt.threads : cores < 1 ? 1 : cores > 1024 ? 1024 : (int)cores;
+    /* Logical CPUs online, as nproc counts them: a core with two hardware threads counts twice. */
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int threads = opt.threads ? opt.threads : cpus < 1 ? 1 : cpus > 1024 ? 1024 : (int)cpus;
     struct input in = make_input(&stage, &opt);
 
     struct run one = {{in.buffer, in.size, 1, {0}, PTHREAD_MUTEX_INITIALIZER}, NULL};
@@ -140,8 +141,8 @@ int main(int argc, char **argv)
     }
     int status = report_results(&stage, &opt, &in, results, rows);
     if (!opt.csv && rows == 2 && results[0].kernel_ms > 0)
-        printf("speed-up:   %.2f x with %d threads over 1 thread (this machine has %ld cores)\n",
-               results[1].kernel_ms / results[0].kernel_ms, threads, cores);
+        printf("speed-up:   %.2f x with %d threads over 1 thread (%ld logical CPUs online)\n",
+               results[1].kernel_ms / results[0].kernel_ms, threads, cpus);
     if (opt.stage_values[OPT_SHOW_COPIES])
         for (int t = 0; t < threads; t++) {
             const struct worker *w = &many.workers[t];

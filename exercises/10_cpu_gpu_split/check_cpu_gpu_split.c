@@ -178,7 +178,7 @@ START_TEST(test_a_small_input_is_split_by_its_times_too)
 END_TEST
 
 /* Under 100 bytes the rule is the same (the README: whatever the size). On
- * 99 bytes the CPU-only run starts a thread per core and the GPU-only run
+ * 99 bytes the CPU-only run starts a thread per logical CPU and the GPU-only run
  * makes one copy and one kernel: tens of microseconds each side, so the CPU's
  * share is some percent, a few bytes or more, and the tolerance about two
  * bytes. The split must give the CPU those bytes; a share cut to whole
@@ -503,7 +503,7 @@ START_TEST(test_the_share_is_exact_to_the_byte)
 }
 END_TEST
 
-/* With no --cpu-threads the CPU counts with one thread per core (at most 64),
+/* With no --cpu-threads the CPU counts with one thread per logical CPU (at most 64),
  * as --help says. */
 START_TEST(test_the_default_is_a_cpu_thread_per_core)
 {
@@ -515,11 +515,12 @@ START_TEST(test_the_default_is_a_cpu_thread_per_core)
     ck_assert_msg(o.exit_status == 0, "%s: %s, stderr: %s", args, exit_meaning(&o), o.err);
     char on[64];
     snprintf(on, sizeof on, " ms on %d threads,", expected);
-    ck_assert_msg(strstr(o.out, on),
-                  "%s (no --cpu-threads): expected 'measured: cpu-only ... ms on %d threads': "
-                  "one CPU thread per core (this machine has %ld), at most 64, by default; got: "
-                  "%.600s",
-                  args, expected, cores, o.out);
+    ck_assert_msg(
+        strstr(o.out, on),
+        "%s (no --cpu-threads): expected 'measured: cpu-only ... ms on %d threads': "
+        "one CPU thread per logical CPU (this machine has %ld), at most 64, by default; got: "
+        "%.600s",
+        args, expected, cores, o.out);
     ck_assert_msg(o.says_verified, "%s: no 'verified: yes' line", args);
 }
 END_TEST

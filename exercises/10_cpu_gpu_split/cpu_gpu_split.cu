@@ -1,6 +1,6 @@
 /*
  * Exercise 10 - the CPU and the GPU on one histogram, at the same time. The
- * CPU counts the input's first bytes with a thread per core while the GPU
+ * CPU counts the input's first bytes with a thread per logical CPU while the GPU
  * counts the rest; the split comes from measured speeds, so that both sides
  * finish together, and the two histograms are added at the end. After
  * exercise 09: the GPU's work is queued, not waited for. Three steps, in
@@ -210,7 +210,8 @@ static void free_split(struct split *s)
 int main(int argc, char **argv)
 {
     static const struct stage_option options[] = {
-        {"--cpu-threads", "N", "CPU threads that count the CPU's share (default: one per core)"},
+        {"--cpu-threads", "N",
+         "CPU threads that count the CPU's share (default: one per logical CPU)"},
         {"--cpu-bytes", "N", "the CPU's share in bytes, instead of the measured split"},
         {"--slow-gpu", "M",
          "for the check: the GPU waits M million clock cycles before it counts (1 to 10000), "
