@@ -62,7 +62,7 @@ masked() {
 echo "chapters: on $machine ($slug); logs in $logs"
 for chapter in "${chapters[@]}"; do
     name=$(basename "$chapter" .md)
-    stage=$name
+    stage=${name%%-*} # an -evidence or -side-paths page runs in its chapter's stage folder
     [ -d "$stage" ] || stage=. # 00_introduction has no stage folder
     echo "== $chapter"
     while IFS= read -r command; do

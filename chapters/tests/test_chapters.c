@@ -184,7 +184,8 @@ START_TEST(test_quote_is_in_the_source)
     const struct item *quote = &quotes[_i];
     char stage[256];
     snprintf(stage, sizeof stage, "%s", quote->chapter + strlen("chapters/"));
-    stage[strcspn(stage, ".")] = '\0'; /* chapters/03_shared_atomics.md -> 03_shared_atomics */
+    /* chapters/03_shared_atomics.md, or its -evidence or -side-paths page -> 03_shared_atomics */
+    stage[strcspn(stage, ".-")] = '\0';
     const char *patterns[] = {"../%s/*.c",     "../%s/*.cu",      "../%s/*.h",
                               "../%s/*.cuh",   "../%s/*.cl",      "../common/*.c",
                               "../common/*.h", "../common/*.cuh", "../plots/read_bandwidth/*.cu"};
