@@ -15,7 +15,7 @@
 # Recorded outputs are the files under <!-- output: FILE --> markers. Where
 # FILE was recorded on this machine (plots/results/output-STAGE-SLUG*.txt, SLUG
 # as plots/machine.sh names this machine), each "$ command" in it is run again
-# in its stage folder, and the new output must match the recorded one line for
+# in STAGE's folder, and the new output must match the recorded one line for
 # line once every decimal number is masked: timings change from run to run;
 # sums, sizes, launches, devices and verdicts must not (masked() has the one
 # other exception).
@@ -101,7 +101,12 @@ for chapter in "${chapters[@]}"; do
         output-*) echo "-- $file: recorded on another machine, not compared here"; continue ;;
         *) echo "-- $file: not a recorded command (a table of make demo), not compared"; continue ;;
         esac
-        # the file holds "$ command" lines, each followed by that command's output
+        # the file holds "$ command" lines, each followed by that command's output,
+        # recorded in the stage folder its name gives (output-STAGE-...)
+        file_stage=$(basename "$file")
+        file_stage=${file_stage#output-}
+        file_stage=${file_stage%%-*}
+        [ -d "$file_stage" ] || file_stage=$stage
         recorded=$(mktemp -d) new_record=$(mktemp)
         awk -v dir="$recorded" '/^\$ / { k++; print substr($0, 3) > (dir "/command" k); next }
                                 { print > (dir "/output" k) }' "$file"
@@ -109,7 +114,7 @@ for chapter in "${chapters[@]}"; do
         for ((k = 1; k <= commands; k++)); do # in order: 1, 2, ... 10, not as a glob sorts them
             command=$(cat "$recorded/command$k")
             log=$logs/output-$k-$(basename "$file")
-            run_in "$command" "$stage" "$log"
+            run_in "$command" "$file_stage" "$log"
             { echo "\$ $command"; cat "$log"; } >>"$new_record"
             if [ "${CHAPTER_RECORD:-no}" = yes ]; then
                 echo "-- $file: \$ $command   -> recorded anew"
