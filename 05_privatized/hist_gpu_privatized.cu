@@ -18,7 +18,7 @@
  *   ./hist_gpu_privatized --variant packed-bytes     (e) (c) with an 8-bit counter per bin per thread
  *   ./hist_gpu_privatized --variant cub-block-sort   (f) cub::BlockHistogram, sort then count runs
  *   ./hist_gpu_privatized --variant cub-block-atomic (g) cub::BlockHistogram, shared atomics
- *   ./hist_gpu_privatized --impl cub                 cub::DeviceHistogram::HistogramEven
+ *   ./hist_gpu_privatized --variant cub              cub::DeviceHistogram::HistogramEven
  */
 /* CUB's block histogram first: book.h's BINS macro would rewrite its template
  * parameter of the same name. */

@@ -1489,8 +1489,8 @@ void add_if_tool(Suite *suite, TCase *tc, int checks, bool available, const char
         if (groups[g].tc == tc)
             name = groups[g].name;
     char note[600];
-    snprintf(note, sizeof note, "  not run here: \"%s\" (%d checks): needs %s\n", name, checks,
-             missing);
+    snprintf(note, sizeof note, "  not run here: \"%s\" (%d check%s): needs %s\n", name, checks,
+             checks == 1 ? "" : "s", missing);
     printf("%s", note);
     snprintf(tool_notes + strlen(tool_notes), sizeof tool_notes - strlen(tool_notes), "%s", note);
 }
