@@ -3,8 +3,9 @@
  * stage 03's kernel on 2 blocks per SM; this program times the same kernel on
  * 1, 2, 4, ... 64 blocks per SM, verifies every one, and says which grid was
  * fastest, how much faster it was than the book's, and which is the smallest
- * grid within 5% of the fastest. You write the sweep and the two choices, in
- * block_tuning_yours.cuh.
+ * grid within 5% of the fastest; and, from the SM's limits, where the time
+ * should stop falling. You write the sweep, the two choices and the
+ * prediction, in block_tuning_yours.cuh.
  *
  *   make run                                        the sweep on 100 MiB of random bytes
  *   make run ARGS='--threads 1024'                  bigger blocks: where is the knee now?
@@ -20,6 +21,20 @@
 #define BOOK_BLOCKS_PER_SM 2  /* the book's rule: twice as many blocks as SMs */
 #define MOST_BLOCKS_PER_SM 64 /* the sweep doubles from 1 up to this */
 #define SWEEP              7  /* 1, 2, 4, 8, 16, 32, 64 */
+#define WARP               32 /* threads: the SM schedules (and counts) whole warps */
+
+/* An SM's two limits on the blocks it holds at once (cudaDeviceProp's
+ * maxThreadsPerMultiProcessor and maxBlocksPerMultiProcessor), and what they
+ * predict for one block size: the blocks per SM that fill it, and which limit
+ * stops it there (both, when they stop it at the same count). */
+struct sm_limits {
+    int threads, blocks;
+};
+enum binding { THREADS_BIND, BLOCKS_BIND, BOTH_BIND };
+struct knee {
+    int blocks_per_sm;
+    enum binding binds;
+};
 
 #include "block_tuning_check.cuh" /* make check's options (check_...): no need to read it */
 
@@ -99,8 +114,24 @@ static void time_grid(const struct stage *stage, const struct options *opt, cons
                      .kernel_histo = s->kernel_histos[n]};
 }
 
+/* The SM's limits: this GPU's, or with --times an H100's (compute capability
+ * 9.0), unless --sm-threads or --sm-blocks give others. */
+static struct sm_limits read_sm_limits(const struct stage *stage, const struct options *opt,
+                                       const struct gpu *gpu, bool given)
+{
+    struct sm_limits sm = {2048, 32};
+    if (!given) {
+        cudaDeviceProp prop;
+        HANDLE_ERROR(cudaGetDeviceProperties(&prop, gpu->id));
+        sm = {prop.maxThreadsPerMultiProcessor, prop.maxBlocksPerMultiProcessor};
+    }
+    return check_sm_limits(stage, opt, sm);
+}
+
 /* Yours: sweep_grids, which times every grid; fastest, which picks the best;
- * and smallest_within_5pct, which picks the smallest grid about as fast. */
+ * smallest_within_5pct, which picks the smallest grid about as fast; and
+ * predicted_knee, which says from the SM's limits where the curve should stop
+ * falling. */
 #include "block_tuning_yours.cuh"
 
 int main(int argc, char **argv)
@@ -145,6 +176,21 @@ int main(int argc, char **argv)
             best->impl, best->blocks, best->threads, best->kernel_ms,
             best->kernel_ms > 0 ? ref->kernel_ms / best->kernel_ms : 1.0, BOOK_BLOCKS_PER_SM,
             ref->kernel_ms);
+    struct sm_limits sm = read_sm_limits(&stage, &opt, &gpu, given);
+    struct knee knee = predicted_knee(best->threads, sm);
+    const char *binds[] = {"threads per SM bind", "blocks per SM bind", "both limits bind"};
+    if (knee.binds < THREADS_BIND || knee.binds > BOTH_BIND)
+        fail("predicted_knee returned binds = %d, not one of THREADS_BIND, BLOCKS_BIND, BOTH_BIND",
+             (int)knee.binds);
+    fprintf(answer, "predicted knee: %d blocks per SM, %s (an SM holds %d threads and %d blocks)\n",
+            knee.blocks_per_sm, binds[knee.binds], sm.threads, sm.blocks);
+    if (!given) { /* the runtime's answer for this kernel, registers and shared memory counted */
+        int resident = 0;
+        HANDLE_ERROR(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, histo_kernel,
+                                                                   best->threads, 0));
+        fprintf(answer, "occupancy API:  %d blocks per SM of this kernel at %d threads\n", resident,
+                best->threads);
+    }
     fprintf(answer,
             "pick:       %s, %ldx%d threads, %.4f ms kernel only, the smallest grid within 5%% "
             "of the best's %.4f ms\n",

@@ -11,6 +11,9 @@
  *                   grids tie
  *   --times T1,...  the 7 grids' kernel-only times read as these (ms), not
  *                   measured, so that two grids can nearly tie: nothing runs
+ *   --sm-threads N, --sm-blocks N
+ *                   the SM's limits the predicted knee is computed from, in
+ *                   place of the GPU's (or, with --times, an H100's)
  *
  * --times also serves a machine without a GPU: with it nothing runs, so main
  * opens no GPU (check_no_gpu stands in, with one SM: a grid's blocks are its
@@ -19,8 +22,8 @@
  *
  * block_tuning.cu calls check_refuse_bad_options, check_times_given,
  * check_no_gpu, check_no_input and check_print_times (in main),
- * check_times_given, check_waits and check_adjusted_time (in time_grid) and
- * check_wait (in launch_histo).
+ * check_times_given, check_waits and check_adjusted_time (in time_grid),
+ * check_wait (in launch_histo) and check_sm_limits (in read_sm_limits).
  */
 
 #define HANDICAP_CYCLES 10000000LL /* --favour's wait: some milliseconds on any GPU */
@@ -36,6 +39,12 @@ static const struct stage_option check_stage_options[] = {
     {"--times", "T1,...,T7",
      "the 7 grids' kernel-only times read as these (ms): nothing runs, no GPU is needed (for "
      "the check, or a recorded sweep: README)"},
+    {"--sm-threads", "N",
+     "the predicted knee for an SM of N resident threads (a multiple of 32, 1024 to 4096), not "
+     "this GPU's (with --times: an H100's 2048)"},
+    {"--sm-blocks", "N",
+     "the predicted knee for an SM of N resident blocks (1 to 64), not this GPU's (with "
+     "--times: an H100's 32)"},
     {NULL, NULL, NULL}};
 
 /* One thread that waits a number of clock cycles. */
@@ -96,12 +105,26 @@ static bool given_times(const struct stage *stage, const struct options *opt, do
     return true;
 }
 
-/* A bad --favour, --tick or --times is a usage error before the GPU opens. */
+/* The SM's limits, with --sm-threads and --sm-blocks in place of sm's. */
+static struct sm_limits check_sm_limits(const struct stage *stage, const struct options *opt,
+                                        struct sm_limits sm)
+{
+    sm.threads = (int)stage_option_number(stage, opt, 3, 1024, 4096, sm.threads);
+    if (opt->stage_values[3] && sm.threads % WARP)
+        usage_error(stage, "--sm-threads: a multiple of 32 (whole warps), 1024 to 4096");
+    sm.blocks = (int)stage_option_number(stage, opt, 4, 1, 64, sm.blocks);
+    return sm;
+}
+
+/* A bad --favour, --tick, --times, --sm-threads or --sm-blocks is a usage
+ * error before the GPU opens. */
 static void check_refuse_bad_options(const struct stage *stage, const struct options *opt)
 {
     double times[SWEEP];
+    struct sm_limits h100 = {2048, 32};
     favoured(stage, opt);
     tick_ms(stage, opt);
+    check_sm_limits(stage, opt, h100);
     if (given_times(stage, opt, times) && opt->csv)
         usage_error(stage, "--times: nothing runs and nothing is verified, so there is no CSV "
                            "row to print (leave out --csv)");

@@ -1,9 +1,11 @@
 /*
  * block_tuning_yours.cuh - exercise 04, the part you write: sweep_grids, which
  * times stage 03's kernel on every grid of the sweep; fastest, which picks
- * the best of them; and smallest_within_5pct, which picks the smallest grid
- * about as fast as the best. block_tuning.cu calls all three from main, then
- * prints the table, the best and the pick: look for TODO.
+ * the best of them; smallest_within_5pct, which picks the smallest grid about
+ * as fast as the best; and predicted_knee, which says from the SM's limits
+ * where the time should stop falling. block_tuning.cu calls all four from
+ * main, then prints the table, the best, the predicted knee and the pick: look for
+ * TODO.
  */
 
 /* Times the kernel with time_grid on every grid of the sweep, each added to
@@ -41,4 +43,18 @@ static int smallest_within_5pct(const struct sweep *s, int best)
      * named, which is right only when no smaller grid comes within 5%. */
     (void)s;
     return best;
+}
+
+/* Where the time should stop falling, from the SM's limits alone: the most
+ * blocks of threads_per_block threads that one SM holds at once, and which
+ * of its two limits (sm.threads, sm.blocks) stops it there. */
+static struct knee predicted_knee(int threads_per_block, struct sm_limits sm)
+{
+    /* TODO: how many such blocks fit in sm.threads, and how many does
+     * sm.blocks allow? Which is smaller? (see the README's hints). For now
+     * the book's grid is called the knee. */
+    (void)threads_per_block;
+    (void)sm;
+    struct knee knee = {BOOK_BLOCKS_PER_SM, BLOCKS_BIND};
+    return knee;
 }

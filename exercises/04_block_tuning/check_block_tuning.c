@@ -4,7 +4,9 @@
  * of the repeats asked for, and a "best:" line that names the row with the
  * smallest kernel time and the right speed-up over the book's 2 blocks per SM,
  * then a "pick:" line that names the smallest grid whose kernel time is at
- * most 1.05 times the best's.
+ * most 1.05 times the best's, and between them a "predicted knee:" line that
+ * gives the blocks per SM that fill an SM, from its two limits, and which
+ * limit binds.
  * Nothing here depends on how fast the GPU is: where the check needs a known
  * winner, --favour N makes every other grid wait some milliseconds more in its
  * kernel-only runs (twice as long on every other grid, so that the times rise
@@ -659,6 +661,80 @@ START_TEST(test_edge_every_row_can_win_and_ties_go_to_the_smaller)
 }
 END_TEST
 
+/* The predicted knee, computed here from the same two limits (an H100's 2048
+ * threads and 32 blocks per SM unless the case gives others): an SM holds
+ * whole warps, so a block takes its threads rounded up to a warp; the blocks
+ * that fit are the fewer of the two limits, whole blocks only. Cases where
+ * the threads bind (256, 1024; 96, 200 and 100 threads, which are not whole
+ * warps or do not divide the SM), where the blocks bind (32 and 1 thread),
+ * where both do (64; 33, which takes two warps), and other SMs (1536 threads
+ * and 16 blocks, 1024 and 16, as on GPUs of compute capability 8.6 and 7.5). */
+static const char *const knee_cases[] = {
+    "--threads 256",
+    "--threads 1024",
+    "--threads 64",
+    "--threads 32",
+    "--threads 1",
+    "--threads 96",
+    "--threads 200",
+    "--threads 33",
+    "--threads 640 --sm-threads 1536 --sm-blocks 16",
+    "--threads 64 --sm-threads 1536 --sm-blocks 16",
+    "--threads 100 --sm-threads 1024 --sm-blocks 16",
+};
+#define KNEE_CASES ((int)(sizeof knee_cases / sizeof knee_cases[0]))
+
+/* The number after option in args, or fallback when it is not there. */
+static int number_after(const char *args, const char *option, int fallback)
+{
+    const char *at = strstr(args, option);
+    return at ? atoi(at + strlen(option)) : fallback;
+}
+
+START_TEST(test_the_predicted_knee_follows_the_sm_limits)
+{
+    char args[256];
+    snprintf(args, sizeof args, "%s --times 4,3,2,1,2,3,4", knee_cases[_i]);
+    int threads = number_after(args, "--threads ", 256);
+    int sm_threads = number_after(args, "--sm-threads ", 2048);
+    int sm_blocks = number_after(args, "--sm-blocks ", 32);
+    int warps = (threads + 31) / 32;
+    int by_threads = sm_threads / 32 / warps;
+    int want = by_threads < sm_blocks ? by_threads : sm_blocks;
+    const char *want_binds = by_threads < sm_blocks   ? "threads per SM bind"
+                             : by_threads > sm_blocks ? "blocks per SM bind"
+                                                      : "both limits bind";
+    struct stage_output o;
+    run_stage(args, &o);
+    ck_assert_msg(o.exit_status == 0, "%s: expected exit 0, got %s; stderr: %s", args,
+                  exit_meaning(&o), o.err);
+    const char *line = strstr(o.out, "\npredicted knee:");
+    ck_assert_msg(line != NULL, "%s: no 'predicted knee:' line in: %s", args, o.out);
+    int blocks = 0, held_threads = 0, held_blocks = 0;
+    char binds[64] = "";
+    int fields = sscanf(line + 1,
+                        "predicted knee: %d blocks per SM, %63[^(](an SM holds %d threads and %d "
+                        "blocks)",
+                        &blocks, binds, &held_threads, &held_blocks);
+    ck_assert_msg(fields == 4,
+                  "%s: expected 'predicted knee: N blocks per SM, WHICH bind (an SM holds T "
+                  "threads and B blocks)', got (%d fields read): %.200s",
+                  args, fields, line + 1);
+    size_t n = strlen(binds);
+    while (n && binds[n - 1] == ' ')
+        binds[--n] = '\0';
+    ck_assert_msg(held_threads == sm_threads && held_blocks == sm_blocks,
+                  "%s: expected the limits %d threads and %d blocks per SM, got %d and %d", args,
+                  sm_threads, sm_blocks, held_threads, held_blocks);
+    ck_assert_msg(blocks == want && strcmp(binds, want_binds) == 0,
+                  "%s: expected %d blocks per SM, %s, got %d, %s", args, want, want_binds, blocks,
+                  binds);
+    ck_assert_msg(strstr(o.out, "best:") < line && line < strstr(o.out, "pick:"),
+                  "%s: expected the predicted knee between the best: and pick: lines, got: %s",
+                  args, o.out);
+}
+END_TEST
+
 /* Block sizes of one thread and of one warp: seven verified rows, each of
  * the --threads asked for, the best the fastest row. */
 static const int edge_threads[] = {1, 32};
@@ -743,6 +819,11 @@ static const struct {
     {"--times 1,1,1,1,1,1,1,1", "--times"},
     {"--times 1,1,x,1,1,1,1", "--times"},
     {"--times 1,1,1,1,1,1,1 --csv", "--times"}, /* nothing runs: no CSV row to print */
+    {"--sm-threads 1000", "--sm-threads"},
+    {"--sm-threads 2050", "--sm-threads"},
+    {"--sm-threads x", "--sm-threads"},
+    {"--sm-blocks 0", "--sm-blocks"},
+    {"--sm-blocks 65", "--sm-blocks"},
     {"--csv=yes", "--csv"},
 };
 #define REFUSALS ((int)(sizeof refusals / sizeof refusals[0]))
@@ -802,6 +883,12 @@ int main(int argc, char **argv)
     tcase_add_loop_test(edge_given, test_edge_every_row_can_win_and_ties_go_to_the_smaller, 0,
                         EDGE_TIMES);
     add_tcase(suite, edge_given, EDGE_TIMES);
+
+    TCase *knee = exercise_tcase("the predicted knee: the blocks per SM that fill an SM, and which "
+                                 "limit binds (--times, no GPU needed)",
+                                 5);
+    tcase_add_loop_test(knee, test_the_predicted_knee_follows_the_sm_limits, 0, KNEE_CASES);
+    add_tcase(suite, knee, KNEE_CASES);
 
     TCase *best = exercise_tcase("the best is the fastest row of the table, against the book's "
                                  "row",

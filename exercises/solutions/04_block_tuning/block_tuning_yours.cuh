@@ -1,9 +1,11 @@
 /*
  * block_tuning_yours.cuh - exercise 04, the part you write: sweep_grids, which
  * times stage 03's kernel on every grid of the sweep; fastest, which picks
- * the best of them; and smallest_within_5pct, which picks the smallest grid
- * about as fast as the best. block_tuning.cu calls all three from main, then
- * prints the table, the best and the pick. The reference solution.
+ * the best of them; smallest_within_5pct, which picks the smallest grid about
+ * as fast as the best; and predicted_knee, which says from the SM's limits
+ * where the time should stop falling. block_tuning.cu calls all four from
+ * main, then prints the table, the best, the predicted knee and the pick. The
+ * reference solution.
  */
 
 /* Times the kernel with time_grid on every grid of the sweep, each added to
@@ -44,4 +46,20 @@ static int smallest_within_5pct(const struct sweep *s, int best)
         if (s->results[i].kernel_ms <= limit)
             return i;
     return best;
+}
+
+/* Where the time should stop falling, from the SM's limits alone: the most
+ * blocks of threads_per_block threads that one SM holds at once, and which
+ * of its two limits (sm.threads, sm.blocks) stops it there. */
+static struct knee predicted_knee(int threads_per_block, struct sm_limits sm)
+{
+    /* An SM holds whole warps: a block of 100 threads takes 4 warps' slots. */
+    int warps_per_block = (threads_per_block + WARP - 1) / WARP;
+    int by_threads = (sm.threads / WARP) / warps_per_block; /* whole blocks only */
+    struct knee knee;
+    knee.blocks_per_sm = by_threads < sm.blocks ? by_threads : sm.blocks;
+    knee.binds = by_threads < sm.blocks   ? THREADS_BIND
+                 : by_threads > sm.blocks ? BLOCKS_BIND
+                                          : BOTH_BIND;
+    return knee;
 }
