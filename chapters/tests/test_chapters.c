@@ -388,6 +388,8 @@ int main(void)
     collect("README.md");
     if (access("SUMMARY.md", F_OK) == 0) /* the techniques on one page */
         collect("SUMMARY.md");
+    if (access("GLOSSARY.md", F_OK) == 0) /* the words the chapters use */
+        collect("GLOSSARY.md");
     /* the instructors' guide quotes recorded times and links the workbook too
      * (a student copy has none) */
     if (access("../INSTRUCTORS.md", F_OK) == 0)
