@@ -102,7 +102,8 @@ static void time_grid(const struct stage *stage, const struct options *opt, cons
         t.total_ms =
             time_end_to_end(opt, in, launch, launch_histo, &wait.total, BINS, s->histos[n]);
     }
-    t.kernel_ms = check_adjusted_time(stage, opt, n, t.kernel_ms); /* as measured in a plain run */
+    t.kernel_ms = /* as measured, in a plain run */
+        check_adjusted_time(stage, opt, blocks_per_sm, n, t.kernel_ms);
     snprintf(s->names[n], sizeof s->names[n], "blocks-per-sm-%d", blocks_per_sm);
     s->results[n] = {.impl = s->names[n],
                      .device = gpu->name,

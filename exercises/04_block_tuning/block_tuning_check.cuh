@@ -194,16 +194,22 @@ static struct waits check_waits(const struct stage *stage, const struct options 
     return w;
 }
 
-/* The n-th grid's kernel-only time as the sweep reads it: as measured, or
- * rounded up to --tick's whole milliseconds, or replaced by --times. */
-static double check_adjusted_time(const struct stage *stage, const struct options *opt, int n,
-                                  double kernel_ms)
+/* The kernel-only time of the grid of blocks_per_sm blocks per SM, the n-th
+ * timed, as the sweep reads it: as measured, or rounded up to --tick's whole
+ * milliseconds, or with --times the time given for that grid (1, 2, 4, ... 64
+ * blocks per SM: the first to the seventh), in whatever order it is timed. */
+static double check_adjusted_time(const struct stage *stage, const struct options *opt,
+                                  int blocks_per_sm, int n, double kernel_ms)
 {
     long long tick = tick_ms(stage, opt);
     if (tick)
         kernel_ms = ceil(kernel_ms / tick) * tick;
     double times[SWEEP];
-    if (given_times(stage, opt, times))
-        kernel_ms = times[n];
+    if (given_times(stage, opt, times)) {
+        int k = 0; /* the sweep's row for blocks_per_sm, where it is a power of two */
+        while (k < SWEEP - 1 && (1 << k) < blocks_per_sm)
+            k++;
+        kernel_ms = (1 << k) == blocks_per_sm ? times[k] : times[n < SWEEP ? n : SWEEP - 1];
+    }
     return kernel_ms;
 }
