@@ -8,12 +8,14 @@
  * bins: more copies of the bins, or fewer atomics (aggregation); (e) counts
  * with no atomics at all; (f) and (g) are CUB's block-level histogram:
  *
- *   ./hist_gpu_privatized                            every variant, side by side
+ *   ./hist_gpu_privatized                            every variant but (c'), side by side
  *   ./hist_gpu_privatized --variant book-occupancy   (a) stage 03, grid from the occupancy API
  *   ./hist_gpu_privatized --variant lane-bins        (b) a copy of the bins per lane: no bank conflicts
  *   ./hist_gpu_privatized --variant run-length       (b2) (a) with one atomic per run of equal bytes
  *   ./hist_gpu_privatized --variant warp-aggregated  (b3) (a) with one atomic per bin per warp
  *   ./hist_gpu_privatized --variant vector-loads     (c) (b) reading 16 bytes at a time
+ *   ./hist_gpu_privatized --variant one-copy-vector-loads
+ *                                                    (c') (a) reading 16 bytes at a time
  *   ./hist_gpu_privatized --variant unrolled         (d) (c) with two loads in flight
  *   ./hist_gpu_privatized --variant packed-bytes     (e) (c) with an 8-bit counter per bin per thread
  *   ./hist_gpu_privatized --variant cub-block-sort   (f) cub::BlockHistogram, sort then count runs
@@ -173,13 +175,14 @@ __global__ void histo_warp_aggregated(const unsigned char *buffer, size_t size, 
 }
 
 /* The last size % 16 bytes, which no 16-byte load covers: one each for the
- * first threads of the grid. */
+ * first threads of the grid, round the grid again if it has fewer than 15. */
 __device__ __forceinline__ void count_tail(const unsigned char *buffer, size_t size,
                                            unsigned int *lane_bins)
 {
-    size_t first = size / 16 * 16, i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (first + i < size)
-        atomicAdd(&lane_bins[buffer[first + i] * LANES], 1);
+    size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = size / 16 * 16 + blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < size;
+         i += stride)
+        atomicAdd(&lane_bins[buffer[i] * LANES], 1);
 }
 
 /* (c) A 16-byte load (uint4) brings 16 bytes per instruction instead of one.
@@ -195,6 +198,44 @@ __global__ void histo_vector_loads(const unsigned char *buffer, size_t size, uns
         count_vector(lane_bins, vectors[i]);
     count_tail(buffer, size, lane_bins);
     merge_lane_bins(temp, histo);
+}
+
+/* (c') (a)'s one copy of the bins per block, read 16 bytes at a time as (c)
+ * reads them: it tells what the loads bring from what (c)'s per-lane copies
+ * bring. This is the loop of chapter 09's histo_kernel
+ * (09_equalize/hist_gpu_equalize.cu), and does what it does: one copy per
+ * block, uint4 loads, the last 0 to 15 bytes one at a time (a grid of any
+ * size takes them all), and only the non-zero bins merged. It runs only when
+ * named: --variant all keeps the rows it has always shown. */
+__device__ __forceinline__ void count_word_one_copy(unsigned int *temp, unsigned int word)
+{
+    atomicAdd(&temp[word & 0xff], 1);
+    atomicAdd(&temp[(word >> 8) & 0xff], 1);
+    atomicAdd(&temp[(word >> 16) & 0xff], 1);
+    atomicAdd(&temp[word >> 24], 1);
+}
+
+__global__ void histo_one_copy_vector_loads(const unsigned char *buffer, size_t size,
+                                            unsigned int *histo)
+{
+    __shared__ unsigned int temp[BINS];
+    zero_bins(temp);
+    const uint4 *vectors = (const uint4 *)buffer;
+    size_t count = size / 16, stride = (size_t)blockDim.x * gridDim.x;
+    size_t first = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    for (size_t i = first; i < count; i += stride) {
+        uint4 v = vectors[i];
+        count_word_one_copy(temp, v.x);
+        count_word_one_copy(temp, v.y);
+        count_word_one_copy(temp, v.z);
+        count_word_one_copy(temp, v.w);
+    }
+    for (size_t i = count * 16 + first; i < size; i += stride) /* the last 0 to 15 bytes */
+        atomicAdd(&temp[buffer[i]], 1);
+    __syncthreads(); /* every thread has counted */
+    for (int bin = threadIdx.x; bin < BINS; bin += blockDim.x)
+        if (temp[bin])
+            atomicAdd(&histo[bin], temp[bin]);
 }
 
 /* (d) As (c), but two loads are issued before either is counted, so a thread
@@ -390,6 +431,7 @@ struct variant {
     int threads;            /* per block, unless --threads says otherwise */
     bool fixed_threads;     /* the kernel is built for this many: see refuse_threads */
     size_t shared_bytes;    /* dynamic shared memory per block */
+    bool named_only;        /* not under all: its recorded table has no such row */
 };
 
 static const struct variant all_variants[] = {
@@ -401,6 +443,8 @@ static const struct variant all_variants[] = {
     {"run-length", histo_run_length, 256},
     {"warp-aggregated", histo_warp_aggregated, 256},
     {"vector-loads", histo_vector_loads, 1024},
+    /* (c'): (a)'s block size, as chapter 09 launches it */
+    {"one-copy-vector-loads", histo_one_copy_vector_loads, 256, false, 0, true},
     {"unrolled", histo_unrolled, 1024},
     {"packed-bytes", histo_packed_bytes, PACKED_THREADS, true, PACKED_WORDS * 4},
     {"cub-block-sort", histo_cub_block<cub::BLOCK_HISTO_SORT>, TILE_THREADS, true},
@@ -462,8 +506,10 @@ int main(int argc, char **argv)
         .variants = variant_names_of_rows(all_variants, VARIANTS, sizeof all_variants[0], true),
         .help = "The grid defaults to as many blocks as fit on the GPU "
                 "at once (the occupancy API), and --threads to 256 for "
-                "book-occupancy, run-length and warp-aggregated, 1024 "
-                "for lane-bins, vector-loads and unrolled. packed-bytes, "
+                "book-occupancy, run-length, warp-aggregated and "
+                "one-copy-vector-loads, 1024 for lane-bins, vector-loads "
+                "and unrolled. one-copy-vector-loads runs only when "
+                "named, not under all. packed-bytes, "
                 "cub-block-sort and cub-block-atomic are built for 256: "
                 "named, they refuse another --threads; under all they "
                 "keep 256. CUB chooses its own launch."};
@@ -491,7 +537,8 @@ int main(int argc, char **argv)
 
     for (int i = 0; i < VARIANTS; i++) {
         const struct variant *v = &all_variants[i];
-        if (!variant_wants(&stage, &opt, v->name))
+        if (!variant_wants(&stage, &opt, v->name) ||
+            (v->named_only && strcmp(stage.variants[opt.variant], v->name) != 0))
             continue;
         struct launch launch = choose_grid(&stage, &opt, &gpu, v);
         struct variant_run run = {.kernel = v->kernel, .shared_bytes = v->shared_bytes};

@@ -8,17 +8,20 @@
  * lanes that have no byte, the longest runs, whole warps on one bin, and past
  * 2 GiB. The three built for 256 threads (packed-bytes, cub-block-sort,
  * cub-block-atomic) get the inputs that break rounds and tiles, and refuse
- * another --threads. Skipped without a CUDA device, but for that refusal.
+ * another --threads. one-copy-vector-loads, which only runs when named, also
+ * gets grids too small to take the last size % 16 bytes one per thread, and
+ * the case past 2 GiB. Skipped without a CUDA device, but for that refusal.
  */
 #include "stage_checks.h"
 
 #include <string.h>
 
-static const char *const variants[] = {
-    "book-occupancy", "lane-bins",    "run-length",     "warp-aggregated",  "vector-loads",
-    "unrolled",       "packed-bytes", "cub-block-sort", "cub-block-atomic", "cub"};
+static const char *const variants[] = {"book-occupancy",   "lane-bins",    "run-length",
+                                       "warp-aggregated",  "vector-loads", "one-copy-vector-loads",
+                                       "unrolled",         "packed-bytes", "cub-block-sort",
+                                       "cub-block-atomic", "cub"};
 static const size_t sizes[] = {15, 16, 17, 31, 33, 1000003};
-#define VARIANTS 10
+#define VARIANTS 11
 #define SIZES    6
 
 START_TEST(test_each_variant_matches_reference)
@@ -175,6 +178,61 @@ START_TEST(test_fixed_size_variants_keep_256_threads)
 }
 END_TEST
 
+/* one-copy-vector-loads: the last 0 to 15 bytes go round the grid as the
+ * vectors do, so a grid of fewer than 15 threads must still count them all;
+ * a block with nothing to count merges nothing. */
+static const struct launch_case one_copy_cases[] = {
+    {"--blocks 1 --threads 1", 15, DATA_UNIFORM},     /* no vector: every byte a tail byte */
+    {"--blocks 1 --threads 1", 31, DATA_TEXT},        /* one vector, 15 tail bytes, 1 thread */
+    {"--blocks 2 --threads 3", 1000003, DATA_SKEWED}, /* 3 tail bytes, 6 threads */
+    {"--blocks 1 --threads 33", 16 * 33 + 14, DATA_CONSTANT}, /* one vector each, then 14 */
+    {"--blocks 100000", 1000003, DATA_UNIFORM}, /* most blocks have nothing to count */
+    {"", 1000003, DATA_CONSTANT},               /* the default grid, one bin */
+};
+#define ONE_COPY_CASES ((int)(sizeof one_copy_cases / sizeof one_copy_cases[0]))
+
+/* (c) and (d) take the last bytes with count_tail: a 1x1 grid, 15 of them. */
+START_TEST(test_tail_with_one_thread)
+{
+    static const char *const vector_variants[] = {"vector-loads", "unrolled"};
+    char args[96];
+    snprintf(args, sizeof args, "--variant %s --blocks 1 --threads 1", vector_variants[_i]);
+    check_matches_reference(31, DATA_TEXT, 950 + (uint64_t)_i, args);
+}
+END_TEST
+
+START_TEST(test_one_copy_counts_every_byte_once)
+{
+    const struct launch_case *c = &one_copy_cases[_i];
+    char args[128];
+    snprintf(args, sizeof args, "--variant one-copy-vector-loads %s", c->launch);
+    check_matches_reference(c->size, c->kind, 900 + (uint64_t)_i, args);
+}
+END_TEST
+
+/* size_t indices, and one bin past 2^31 bytes in one block's 32-bit bin. */
+START_TEST(test_one_copy_past_2_gib)
+{
+    check_matches_reference(((size_t)1 << 31) + 5, DATA_CONSTANT, 12,
+                            "--variant one-copy-vector-loads");
+}
+END_TEST
+
+/* Not under all: the run of every variant shows the rows it always has. */
+START_TEST(test_one_copy_only_when_named)
+{
+    struct stage_output o;
+    run_stage("--size 1000003 --reps 1", &o);
+    ck_assert_msg(o.exit_status == 0 && o.says_verified, "%s, stderr: %s", exit_meaning(&o), o.err);
+    long blocks = 0;
+    int threads = 0;
+    ck_assert_msg(row_launch(o.out, "vector-loads", &blocks, &threads), "no vector-loads row: %s",
+                  o.out);
+    ck_assert_msg(!row_launch(o.out, "one-copy-vector-loads", &blocks, &threads),
+                  "one-copy-vector-loads ran under all: %s", o.out);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     set_stage("05_privatized", argc, argv);
@@ -186,8 +244,8 @@ int main(int argc, char **argv)
     TCase *variants_tc = tcase_create("variants");
     tcase_set_timeout(variants_tc, 600);
     /* make test: each variant once (with every size and kind in turn); each
-     * aggregation, round and tile case once, the variants in turn; past 2 GiB
-     * in test-full */
+     * aggregation, round and tile case once, the variants in turn; every
+     * one-copy case; past 2 GiB in test-full */
     int each = cases(VARIANTS * 4 * SIZES, VARIANTS);
     tcase_add_loop_test(variants_tc, test_each_variant_matches_reference, 0, each);
     int aggregation = cases(AGGREGATING * AGGREGATION_CASES, AGGREGATION_CASES);
@@ -195,10 +253,16 @@ int main(int argc, char **argv)
     int rounds = cases(FIXED_SIZE * ROUND_AND_TILE_CASES, ROUND_AND_TILE_CASES);
     tcase_add_loop_test(variants_tc, test_rounds_and_tiles_count_every_byte_once, 0, rounds);
     tcase_add_loop_test(variants_tc, test_fixed_size_variants_keep_256_threads, 0, FIXED_SIZE);
+    tcase_add_loop_test(variants_tc, test_one_copy_counts_every_byte_once, 0, ONE_COPY_CASES);
+    tcase_add_test(variants_tc, test_one_copy_only_when_named);
+    tcase_add_loop_test(variants_tc, test_tail_with_one_thread, 0, 2);
     int past_2_gib = cases(AGGREGATING, 0), fixed_past_2_gib = cases(FIXED_SIZE, 0);
     tcase_add_loop_test(variants_tc, test_aggregation_past_2_gib, 0, past_2_gib);
     tcase_add_loop_test(variants_tc, test_fixed_size_variants_past_2_gib, 0, fixed_past_2_gib);
+    int one_copy_past_2_gib = cases(1, 0);
+    tcase_add_loop_test(variants_tc, test_one_copy_past_2_gib, 0, one_copy_past_2_gib);
     add_if_runnable(suite, variants_tc,
-                    each + aggregation + rounds + FIXED_SIZE + past_2_gib + fixed_past_2_gib);
+                    each + aggregation + rounds + FIXED_SIZE + ONE_COPY_CASES + 1 + past_2_gib +
+                        fixed_past_2_gib + one_copy_past_2_gib + 2);
     return run_suite(suite);
 }
