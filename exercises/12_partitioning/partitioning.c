@@ -202,8 +202,8 @@ static void show_walks(const struct stage *stage, const struct opencl *cl, cl_pr
     free(walks);
 }
 
-/* --show-sectors: what a GPU's loads would fetch for each walk (chapter 03,
- * "Which thread reads which byte"). A warp is 32 work-items in a row of one
+/* --show-sectors: what a GPU's loads would fetch for each walk (chapter 03's
+ * side paths, "Which thread reads which byte"). A warp is 32 work-items in a row of one
  * work-group (local ids 0-31, 32-63, ...). At each step of the loop each of
  * its items reads one byte, and the warp's load fetches the 32-byte sectors
  * that hold them: how many distinct ones, and how many the warp's step

@@ -19,7 +19,7 @@ typedef struct {
 /* Interleaved: all the grid's work-items (items of them) move over the
  * input together: at every step, neighbouring items read neighbouring
  * bytes, no byte is read twice, and every byte is read by someone (chapter
- * 03, "Which thread reads which byte"). Which byte does item t read first,
+ * 03's side paths, "Which thread reads which byte"). Which byte does item t read first,
  * and how far is its next one? */
 walk interleaved_walk(ulong size, ulong items, ulong t)
 {
