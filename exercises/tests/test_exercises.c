@@ -755,7 +755,9 @@ START_TEST(test_report_result_follows_the_last_check)
     read_report(path, &report);
     ck_assert_str_eq(report.fields[row_of(&report, "01_cpu_threads")][4],
                      "edited since last check");
-    ck_assert_str_eq(report.fields[row_of(&report, "14_bin_edges")][4], "passed");
+    const char *bin_edges = report.fields[row_of(&report, "14_bin_edges")][4];
+    ck_assert_msg(strcmp(bin_edges, "passed") == 0 || strncmp(bin_edges, "passed, ", 8) == 0,
+                  "14_bin_edges: %s", bin_edges); /* as above: a tool may be missing */
     free(report.text);
 }
 END_TEST
