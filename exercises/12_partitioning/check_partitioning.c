@@ -281,18 +281,24 @@ static void check_contiguous_walks(const char *where, uint64_t size, uint64_t it
                   where, next, size);
 }
 
-START_TEST(test_contiguous_slices_are_exact_past_2_to_the_24_and_53)
+/* --show-walks SIZE/ITEMS's contiguous walks, every item's there and each
+ * slice within the rules (check_contiguous_walks). */
+static void read_checked_contiguous_walks(uint64_t size, uint64_t items, struct walks *w)
 {
-    uint64_t size = walk_cases[_i].size, items = walk_cases[_i].items;
-    struct walks w;
-    read_walks(size, items, "contiguous", &w);
-    ck_assert_msg(w.exit_status == 0 && w.items == items,
+    read_walks(size, items, "contiguous", w);
+    ck_assert_msg(w->exit_status == 0 && w->items == items,
                   "./partitioning --show-walks %" PRIu64 "/%" PRIu64 ": exit %d and %" PRIu64
                   " contiguous walks, expected exit 0 and %" PRIu64,
-                  size, items, w.exit_status, w.items, items);
+                  size, items, w->exit_status, w->items, items);
     char where[160];
     snprintf(where, sizeof where, "./partitioning --show-walks %" PRIu64 "/%" PRIu64, size, items);
-    check_contiguous_walks(where, size, items, w.walk);
+    check_contiguous_walks(where, size, items, w->walk);
+}
+
+START_TEST(test_contiguous_slices_are_exact_past_2_to_the_24_and_53)
+{
+    struct walks w;
+    read_checked_contiguous_walks(walk_cases[_i].size, walk_cases[_i].items, &w);
     free(w.walk);
 }
 END_TEST
@@ -636,15 +642,7 @@ START_TEST(test_show_sectors_counts_what_a_warp_loads)
              g->blocks, g->threads);
     struct walks w;
     if (contiguous) {
-        read_walks(size, items, "contiguous", &w);
-        ck_assert_msg(w.exit_status == 0 && w.items == items,
-                      "./partitioning --show-walks %" PRIu64 "/%" PRIu64 ": exit %d and %" PRIu64
-                      " contiguous walks, expected exit 0 and %" PRIu64,
-                      size, items, w.exit_status, w.items, items);
-        char where[160];
-        snprintf(where, sizeof where, "./partitioning --show-walks %" PRIu64 "/%" PRIu64, size,
-                 items);
-        check_contiguous_walks(where, size, items, w.walk);
+        read_checked_contiguous_walks(size, items, &w);
     } else {
         w.walk = calloc(items, sizeof *w.walk);
         ck_assert(w.walk != NULL);
