@@ -30,6 +30,7 @@
 struct sm_limits {
     int threads, blocks;
 };
+static const struct sm_limits H100_SM = {2048, 32}; /* compute capability 9.0: for --times */
 enum binding { THREADS_BIND, BLOCKS_BIND, BOTH_BIND };
 struct knee {
     int blocks_per_sm;
@@ -120,7 +121,7 @@ static void time_grid(const struct stage *stage, const struct options *opt, cons
 static struct sm_limits read_sm_limits(const struct stage *stage, const struct options *opt,
                                        const struct gpu *gpu, bool given)
 {
-    struct sm_limits sm = {2048, 32};
+    struct sm_limits sm = H100_SM;
     if (!given) {
         cudaDeviceProp prop;
         HANDLE_ERROR(cudaGetDeviceProperties(&prop, gpu->id));

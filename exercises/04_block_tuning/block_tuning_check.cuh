@@ -121,10 +121,9 @@ static struct sm_limits check_sm_limits(const struct stage *stage, const struct 
 static void check_refuse_bad_options(const struct stage *stage, const struct options *opt)
 {
     double times[SWEEP];
-    struct sm_limits h100 = {2048, 32};
     favoured(stage, opt);
     tick_ms(stage, opt);
-    check_sm_limits(stage, opt, h100);
+    check_sm_limits(stage, opt, H100_SM);
     if (given_times(stage, opt, times) && opt->csv)
         usage_error(stage, "--times: nothing runs and nothing is verified, so there is no CSV "
                            "row to print (leave out --csv)");
